@@ -1,0 +1,15 @@
+// cli/commands.h — each group of subcommands lives in its own file and registers itself here.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace rvformer::cli {
+
+// A subcommand's action returns the process exit status.
+using Action = std::function<int()>;
+
+// Registers the subcommand groups on `app`; the chosen subcommand stores its action in `action`.
+void add_program_commands(CLI::App& app, Action& action);  // run, cc        (program_commands.cpp)
+void add_model_commands(CLI::App& app, Action& action);    // model info/... (model_commands.cpp)
+
+}  // namespace rvformer::cli

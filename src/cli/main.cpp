@@ -1,0 +1,28 @@
+// cli/main.cpp — the `rvformer` command: parses the command line, runs one subcommand, and turns
+// every rvformer::Error into a one-line message and a non-zero exit status.
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "support/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"rvformer: a RISC-V computer compiled into the weights of a Qwen3.5 model"};
+  app.require_subcommand(1);
+  rvformer::cli::Action action;
+  rvformer::cli::add_program_commands(app, action);
+  rvformer::cli::add_model_commands(app, action);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    return action ? action() : 0;
+  } catch (const rvformer::Error& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "rvformer: error: {}\n", e.what());
+    return 2;
+  }
+}
