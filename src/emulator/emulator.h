@@ -1,0 +1,114 @@
+// emulator/emulator.h — the golden RV32IM + Zba machine: the oracle every other implementation of
+// the CPU (the circuit, the weights) is checked against. It runs a ProgramImage on the image's
+// memory map with the map's protections, console and exit registers. Any fault ends the run with a
+// Trap; nothing is ever handled by a trap handler (the machine has no CSRs).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "emulator/instruction_set.h"
+#include "program/program_image.h"
+
+namespace rvformer::emulator {
+
+enum class TrapCause : std::uint8_t {
+  kInstructionAddressMisaligned,  // a jump or taken branch to an address that is not 4-byte aligned
+  kInstructionAccessFault,        // instruction fetch outside the code ROM
+  kIllegalInstruction,            // anything outside RV32IM + Zba + FENCE
+  kLoadAddressMisaligned,
+  kLoadAccessFault,  // a load from the code ROM, an MMIO register or unmapped memory
+  kStoreAddressMisaligned,
+  kStoreAccessFault,  // a store to ROM or unmapped memory, or a bad MMIO access
+};
+
+std::string_view trap_cause_name(TrapCause cause);  // "illegal instruction", ...
+
+struct Trap {
+  TrapCause cause = TrapCause::kIllegalInstruction;
+  std::uint32_t pc = 0;           // the instruction that trapped (for fetch faults: the fetch address)
+  std::uint32_t instruction = 0;  // its word; 0 when the fetch itself faulted
+  std::uint32_t address = 0;      // the data address, or the jump target, that faulted
+};
+
+// One line: cause, pc, instruction (word and disassembly) and what was wrong with the address.
+std::string describe_trap(const Trap& trap, const program::MemoryMap& map);
+
+enum class Event : std::uint8_t {
+  kRetired,      // an ordinary instruction completed
+  kConsoleByte,  // a byte store to the console register completed
+  kExit,         // a word store to the exit register completed; the program has ended
+  kTrap,         // the instruction did not complete; the program has ended
+};
+
+struct StepResult {
+  Event event = Event::kRetired;
+  std::uint8_t console_byte = 0;  // for kConsoleByte
+  std::uint32_t exit_code = 0;    // for kExit
+  Trap trap;                      // for kTrap
+};
+
+enum class StopReason : std::uint8_t { kExited, kTrapped, kInstructionLimit };
+
+struct RunResult {
+  StopReason reason = StopReason::kInstructionLimit;
+  std::uint32_t exit_code = 0;  // for kExited
+  Trap trap;                    // for kTrapped
+};
+
+using ConsoleSink = std::function<void(std::uint8_t)>;
+
+class Emulator {
+ public:
+  // Registers start at zero (crt0 sets sp, gp and tp), RAM holds image.ram and zeros.
+  explicit Emulator(const program::ProgramImage& image);
+
+  // Executes one instruction. Once the program has exited or trapped, returns that final result
+  // again without executing anything.
+  StepResult step();
+
+  // Executes until the program exits or traps, or `max_instructions` more have retired.
+  RunResult run(std::uint64_t max_instructions, const ConsoleSink& console);
+
+  std::uint32_t pc() const { return pc_; }
+  std::uint32_t reg(unsigned index) const { return registers_.at(index); }
+  std::array<std::uint32_t, 32> registers() const;
+  std::uint64_t instructions_retired() const { return retired_; }
+  bool halted() const { return final_.has_value(); }
+  const program::MemoryMap& map() const { return map_; }
+
+  // The aligned word at `address` in the code ROM, read-only data or RAM, regardless of access
+  // permissions; nothing for MMIO, unmapped or misaligned addresses.
+  std::optional<std::uint32_t> read_word(std::uint32_t address) const;
+
+ private:
+  // The register index that writes to x0 are decoded to, so that x0 stays zero without a check.
+  static constexpr std::uint8_t kDiscardRegister = 32;
+
+  StepResult execute(std::uint64_t budget);
+  StepResult halt(const StepResult& result);
+  StepResult trap(TrapCause cause, std::uint32_t pc, std::uint32_t address);
+  StepResult store_outside_ram(std::uint32_t pc, std::uint32_t address, unsigned width,
+                               std::uint32_t value);
+  template <typename T>
+  bool load(std::uint32_t address, std::uint32_t& value) const;
+  template <typename T>
+  bool store_to_ram(std::uint32_t address, std::uint32_t value);
+  std::uint32_t code_word(std::uint32_t pc) const;
+
+  program::MemoryMap map_;
+  std::vector<std::uint8_t> code_;  // the whole code ROM, for read_word and trap reports
+  std::vector<std::uint8_t> rodata_;
+  std::vector<std::uint8_t> ram_;
+  std::vector<Instruction> decoded_;  // one per code ROM word, rd = kDiscardRegister for x0
+  std::array<std::uint32_t, 33> registers_{};
+  std::uint32_t pc_ = 0;
+  std::uint64_t retired_ = 0;
+  std::optional<StepResult> final_;
+};
+
+}  // namespace rvformer::emulator

@@ -1,0 +1,79 @@
+// program/memory_map.h — the machine's memory map: where code, read-only data, RAM and the MMIO
+// registers live, and what each region allows. `kRvformerMap` is the map of the rvformer CPU (the
+// golden emulator's default and the in-weights CPU's only map); `kQemuVirtMap` places the same
+// regions where QEMU's `virt` machine has RAM and devices, so one ELF runs on QEMU and on the
+// emulator in differential tests. docs/memory-map.md describes both.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace rvformer::program {
+
+struct Region {
+  std::uint32_t base;
+  std::uint32_t size;
+
+  // True when [address, address + length) lies inside the region (no wrap-around).
+  constexpr bool contains(std::uint32_t address, std::uint64_t length = 1) const {
+    return address >= base && std::uint64_t{address - base} + length <= size;
+  }
+  constexpr std::uint64_t end() const { return std::uint64_t{base} + size; }
+};
+
+// How a word store to the exit register turns into an exit code.
+enum class ExitConvention {
+  kExitCode,            // the stored word is the exit code
+  kSifiveTestFinisher,  // QEMU virt's finisher: 0x5555 = exit 0, (code << 16) | 0x3333 = exit code
+};
+
+struct MemoryMap {
+  std::string_view name;
+  Region code;    // execute-only: instruction fetch only
+  Region rodata;  // read-only: loads only (constants and the load image of .data/.tdata)
+  Region ram;     // loads and stores (.data, .bss, TLS, heap, stack)
+  std::uint32_t console_address;  // a byte store (sb) writes one byte to the console
+  std::uint32_t exit_address;     // a word store (sw) ends the program
+  ExitConvention exit_convention;
+
+  // crt0 starts the stack 16 bytes below the end of RAM: 16-byte aligned as the ABI requires,
+  // and inside 32 bits when RAM ends at 2^32.
+  constexpr std::uint32_t initial_stack_pointer() const { return ram.base + ram.size - 16; }
+};
+
+// 0x00000000-0x00000FFF stays unmapped so that null-pointer accesses fault.
+inline constexpr MemoryMap kRvformerMap{
+    .name = "rvformer",
+    .code = {.base = 0x0010'0000, .size = 256 * 1024},
+    .rodata = {.base = 0x0000'1000, .size = 128 * 1024},
+    .ram = {.base = 0xFFFF'8000, .size = 32 * 1024},
+    .console_address = 0xFFFF'0000,
+    .exit_address = 0xFFFF'0004,
+    .exit_convention = ExitConvention::kExitCode,
+};
+
+// QEMU virt: RAM from 0x80000000, NS16550 UART transmit register at 0x10000000, sifive_test
+// finisher at 0x100000. The regions keep the sizes of the rvformer map.
+inline constexpr MemoryMap kQemuVirtMap{
+    .name = "qemu-virt",
+    .code = {.base = 0x8000'0000, .size = 256 * 1024},
+    .rodata = {.base = 0x8004'0000, .size = 128 * 1024},
+    .ram = {.base = 0x8006'0000, .size = 32 * 1024},
+    .console_address = 0x1000'0000,
+    .exit_address = 0x0010'0000,
+    .exit_convention = ExitConvention::kSifiveTestFinisher,
+};
+
+inline constexpr MemoryMap kMemoryMaps[] = {kRvformerMap, kQemuVirtMap};
+
+// The map called `name`, or nothing.
+constexpr std::optional<MemoryMap> find_memory_map(std::string_view name) {
+  for (const MemoryMap& map : kMemoryMaps) {
+    if (map.name == name) return map;
+  }
+  return std::nullopt;
+}
+
+}  // namespace rvformer::program
