@@ -1,0 +1,86 @@
+// circuit/circuit.cpp — see circuit.h.
+#include "circuit/circuit.h"
+
+#include "support/error.h"
+
+namespace rvformer::circuit {
+
+Circuit::Circuit() { add_signal("one", SignalSource::Constant, 1, 1); }
+
+SignalId Circuit::add_signal(std::string name, SignalSource source, double min, double max) {
+  if (min > max) fail("circuit: signal {} has an empty range [{}, {}]", name, min, max);
+  signals_.push_back(Signal{std::move(name), source, min, max});
+  return static_cast<SignalId>(signals_.size() - 1);
+}
+
+SignalId Circuit::add_input(std::string name, double min, double max) {
+  return add_signal(std::move(name), SignalSource::Input, min, max);
+}
+
+SignalId Circuit::add_neuron_signal(std::string name, double min, double max) {
+  return add_signal(std::move(name), SignalSource::Neurons, min, max);
+}
+
+SignalId Circuit::add_read_signal(std::string name, double min, double max) {
+  return add_signal(std::move(name), SignalSource::BankRead, min, max);
+}
+
+void Circuit::add_neuron(Neuron neuron) {
+  for (const Term& term : neuron.down) {
+    if (signals_.at(term.signal).source != SignalSource::Neurons)
+      fail("circuit: neuron of unit {} writes {}, which is not a neuron signal", neuron.unit,
+           signals_[term.signal].name);
+  }
+  neurons_.push_back(std::move(neuron));
+}
+
+int Circuit::add_bank(Bank bank) {
+  if (bank.rows < 1 || bank.rows > kBankRows) fail("circuit: bank {} has {} rows", bank.name, bank.rows);
+  banks_.push_back(std::move(bank));
+  return static_cast<int>(banks_.size() - 1);
+}
+
+SignalId Circuit::add_delay(SignalId input, std::string name) {
+  const Signal& in = signals_.at(input);
+  if (in.min < 0 || in.max > 1) fail("circuit: delay of {} needs a bit, its range is [{}, {}]", in.name, in.min, in.max);
+  SignalId output = add_signal(std::move(name), SignalSource::Delay, 0, 1);
+  delays_.push_back(Delay{input, output});
+  return output;
+}
+
+void Circuit::add_token_family(TokenFamily family) {
+  for (const TokenFamily& existing : families_)
+    if (existing.name == family.name) fail("circuit: token family {} declared twice", family.name);
+  families_.push_back(std::move(family));
+}
+
+void Circuit::mark_output(SignalId signal) { outputs_.push_back(signal); }
+
+std::uint32_t Circuit::vocab_size() const {
+  std::uint32_t total = 0;
+  for (const TokenFamily& family : families_) total += family.count;
+  return total;
+}
+
+std::uint32_t Circuit::token_id(const std::string& family, std::uint32_t index) const {
+  std::uint32_t first = 0;
+  for (const TokenFamily& f : families_) {
+    if (f.name == family) {
+      if (index >= f.count) fail("circuit: token {}[{}] out of range (family has {})", family, index, f.count);
+      return first + index;
+    }
+    first += f.count;
+  }
+  fail("circuit: unknown token family {}", family);
+}
+
+std::pair<const TokenFamily*, std::uint32_t> Circuit::token_family_of(std::uint32_t token) const {
+  std::uint32_t first = 0;
+  for (const TokenFamily& f : families_) {
+    if (token < first + f.count) return {&f, token - first};
+    first += f.count;
+  }
+  fail("circuit: token id {} is outside the vocabulary of {}", token, first);
+}
+
+}  // namespace rvformer::circuit

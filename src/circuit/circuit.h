@@ -1,0 +1,148 @@
+// circuit/circuit.h — the circuit IR: what a compiled machine computes in one forward pass.
+//
+// A circuit is written in *logical* values: every signal is an exact number (a bit, a small integer,
+// a power of two) held in one residual-stream dimension. Its parts map one to one onto Qwen3.5
+// components, which the compiler later places into layers and turns into weights:
+//   * inputs        — values the token embedding puts into the residual stream;
+//   * neurons       — SwiGLU MLP units computing relu(gate) * up exactly;
+//   * banks         — Gated DeltaNet key heads used as addressable memory (one write and one read
+//                     port per pass, the read seeing this pass's write);
+//   * delays        — a signal's value in the previous pass (a GDN head whose values come through
+//                     the causal conv's previous-token tap);
+//   * output code   — the LM head rows that turn output signals into the next token.
+// The exact evaluator (evaluator.h) runs a circuit directly; it is the oracle between the golden
+// emulator and the compiled weights.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace rvformer::circuit {
+
+using SignalId = std::uint32_t;
+
+// Signal 0 is the constant 1: a LinearForm term on it is a bias.
+inline constexpr SignalId kOne = 0;
+
+struct Term {
+  SignalId signal;
+  double weight;
+};
+
+// Σ weight · signal. Exactness is checked by the evaluator, not assumed.
+using LinearForm = std::vector<Term>;
+
+enum class SignalSource : std::uint8_t { Constant, Input, Neurons, BankRead, Delay };
+
+struct Signal {
+  std::string name;
+  SignalSource source;
+  double min;  // declared value range, checked by the evaluator
+  double max;
+};
+
+// A SwiGLU unit: contributes relu(gate) · up · weight to each `down` signal. `gate` takes values
+// that are multiples of `gate_quantum` (a power of two); the emitter scales it so SiLU is exactly
+// relu there (0 stays 0, the smallest positive value maps to >= 128, negative values to <= -128).
+struct Neuron {
+  LinearForm gate;
+  LinearForm up;
+  std::vector<Term> down;
+  double gate_quantum = 1.0;
+  std::string unit;  // the functional unit that emitted it, for reports and ablation
+};
+
+// Logical contents of a bank lane: bits, or halving counters (exact powers of two).
+inline constexpr int kBankRows = 128;        // key head dimension
+inline constexpr int kBankHalves = 2;        // value heads per key head
+inline constexpr int kBankLanesPerHalf = 126;  // 128 value lanes minus two norm-balancing lanes
+
+// A Gated DeltaNet key head used as memory: `rows` addressable rows, each holding two halves (one
+// value head each) of up to 126 lanes. The emitter adds two large constant lanes to every written
+// half so the gated RMSNorm on the read-out is data-independent (docs/circuit-encoding.md).
+struct BankWrite {
+  std::vector<SignalId> row;  // one-hot row select (all zero: no write)
+  LinearForm enable;          // empty or {0,1}: the write happens only when 1
+  // Per half: the write strength β as a logical form with values in {0, 1/2, 1}:
+  // 0 keeps the row, 1 overwrites it, 1/2 moves every lane half-way to the new value.
+  LinearForm beta[kBankHalves];
+  std::vector<LinearForm> lanes[kBankHalves];  // new lane values, each in {0, 1}
+};
+
+struct BankRead {
+  std::vector<SignalId> row;  // one-hot row select (all zero: reads zeros)
+  LinearForm enable;          // empty or {0,1}
+  // Per half and lane: where the lane's read-out value goes.
+  std::vector<std::vector<Term>> lanes[kBankHalves];
+};
+
+struct Bank {
+  std::string name;
+  int rows = kBankRows;
+  bool has_write = false;
+  bool has_read = false;
+  BankWrite write;
+  BankRead read;
+};
+
+struct Delay {
+  SignalId input;
+  SignalId output;
+};
+
+// A family of tokens sharing one meaning, e.g. "VAL" with a 16-bit payload. `fill` gives the
+// input-signal values of token `index` of the family; `code` gives its LM-head weights on output
+// signals. Token ids are assigned family by family in declaration order.
+struct TokenFamily {
+  std::string name;
+  std::uint32_t count;
+  std::function<void(std::uint32_t index, const std::function<void(SignalId, double)>& set)> fill;
+  std::function<void(std::uint32_t index, const std::function<void(SignalId, double)>& set)> code;
+};
+
+class Circuit {
+ public:
+  Circuit();
+
+  // --- construction -------------------------------------------------------------------------
+  SignalId add_input(std::string name, double min = 0, double max = 1);
+  // A signal defined as the sum of neuron contributions (neurons added with add_neuron).
+  SignalId add_neuron_signal(std::string name, double min = 0, double max = 1);
+  void add_neuron(Neuron neuron);
+  // A signal filled by bank read-outs (several banks may add into it when at most one reads).
+  SignalId add_read_signal(std::string name, double min = 0, double max = 1);
+  int add_bank(Bank bank);
+  Bank& bank(int index) { return banks_[index]; }
+  SignalId add_delay(SignalId input, std::string name);
+  void add_token_family(TokenFamily family);
+  // Output signals are the ones the LM head reads; they must hold their final value at pass end.
+  void mark_output(SignalId signal);
+
+  // --- inspection ----------------------------------------------------------------------------
+  const std::vector<Signal>& signals() const { return signals_; }
+  const Signal& signal(SignalId id) const { return signals_[id]; }
+  const std::vector<Neuron>& neurons() const { return neurons_; }
+  const std::vector<Bank>& banks() const { return banks_; }
+  const std::vector<Delay>& delays() const { return delays_; }
+  const std::vector<TokenFamily>& token_families() const { return families_; }
+  const std::vector<SignalId>& outputs() const { return outputs_; }
+  std::uint32_t vocab_size() const;
+  // Token id of `index` within family `name`; throws for unknown families or indices.
+  std::uint32_t token_id(const std::string& family, std::uint32_t index = 0) const;
+  // Which family a token id belongs to, and its index there.
+  std::pair<const TokenFamily*, std::uint32_t> token_family_of(std::uint32_t token) const;
+
+ private:
+  SignalId add_signal(std::string name, SignalSource source, double min, double max);
+
+  std::vector<Signal> signals_;
+  std::vector<Neuron> neurons_;
+  std::vector<Bank> banks_;
+  std::vector<Delay> delays_;
+  std::vector<TokenFamily> families_;
+  std::vector<SignalId> outputs_;
+};
+
+}  // namespace rvformer::circuit

@@ -1,0 +1,122 @@
+// circuit/gates.cpp — see gates.h.
+#include "circuit/gates.h"
+
+#include <algorithm>
+
+namespace rvformer::circuit {
+
+Form& Form::operator+=(const Form& other) {
+  for (const Term& t : other.terms_) {
+    auto it = std::find_if(terms_.begin(), terms_.end(), [&](const Term& x) { return x.signal == t.signal; });
+    if (it == terms_.end()) {
+      terms_.push_back(t);
+    } else {
+      it->weight += t.weight;
+      if (it->weight == 0) terms_.erase(it);
+    }
+  }
+  return *this;
+}
+
+Form& Form::operator*=(double k) {
+  if (k == 0) terms_.clear();
+  for (Term& t : terms_) t.weight *= k;
+  return *this;
+}
+
+Form sum_of(const std::vector<SignalId>& signals) {
+  Form f;
+  for (SignalId s : signals) f += F(s);
+  return f;
+}
+
+Form binary_value(const std::vector<SignalId>& bits) {
+  Form f;
+  double weight = 1;
+  for (SignalId b : bits) {
+    f += F(b) * weight;
+    weight *= 2;
+  }
+  return f;
+}
+
+namespace {
+Form literal_sum(const std::vector<Literal>& literals) {
+  Form f;
+  for (const Literal& l : literals) f += l.negated ? Form(1.0) - F(l.signal) : F(l.signal);
+  return f;
+}
+}  // namespace
+
+SignalId Gates::signal(const std::string& name, double min, double max) {
+  return c_.add_neuron_signal(unit_ + "." + name, min, max);
+}
+
+void Gates::add_relu(SignalId out, const Form& gate, double weight, const Form& up, double quantum) {
+  c_.add_neuron(Neuron{gate.terms(), up.terms(), {{out, weight}}, quantum, unit_});
+}
+
+SignalId Gates::relu(const std::string& name, const Form& t, double max) {
+  SignalId out = signal(name, 0, max);
+  add_relu(out, t);
+  return out;
+}
+
+void Gates::add_all(SignalId out, const std::vector<Literal>& literals, double weight, const Form& condition) {
+  double needed = static_cast<double>(literals.size()) + (condition.terms().empty() ? 0 : 1);
+  add_relu(out, literal_sum(literals) + condition - (needed - 1), weight);
+}
+
+SignalId Gates::all(const std::string& name, const std::vector<Literal>& literals) {
+  SignalId out = signal(name);
+  add_all(out, literals);
+  return out;
+}
+
+SignalId Gates::all(const std::string& name, const std::vector<Literal>& literals, const Form& condition) {
+  SignalId out = signal(name);
+  add_all(out, literals, 1, condition);
+  return out;
+}
+
+void Gates::add_step(SignalId out, const Form& t, double threshold, double weight) {
+  add_relu(out, t - (threshold - 1), weight);
+  add_relu(out, t - threshold, -weight);
+}
+
+SignalId Gates::at_least(const std::string& name, const Form& t, double threshold) {
+  SignalId out = signal(name);
+  add_step(out, t, threshold);
+  return out;
+}
+
+SignalId Gates::any(const std::string& name, const Form& count) { return at_least(name, count, 1); }
+
+SignalId Gates::any(const std::string& name, const std::vector<SignalId>& bits) {
+  return any(name, sum_of(bits));
+}
+
+SignalId Gates::equals(const std::string& name, const Form& t, double value) {
+  SignalId out = signal(name);
+  add_relu(out, t - (value - 1), 1);
+  add_relu(out, t - value, -2);
+  add_relu(out, t - (value + 1), 1);
+  return out;
+}
+
+SignalId Gates::exclusive_or(const std::string& name, SignalId a, SignalId b) {
+  SignalId out = signal(name);
+  add_relu(out, F(a) + F(b), 1);
+  add_relu(out, F(a) + F(b) - 1, -2);
+  return out;
+}
+
+SignalId Gates::copy(const std::string& name, const Form& bit) { return relu(name, bit, 1); }
+
+SignalId Gates::gated(const std::string& name, SignalId bit, const Form& x, double max) {
+  SignalId out = signal(name, 0, max);
+  add_relu(out, x - max * (Form(1.0) - F(bit)));
+  return out;
+}
+
+}  // namespace rvformer::circuit
