@@ -1,0 +1,198 @@
+// engine/state.cpp — see state.h.
+//
+// State file, version 1, little-endian:
+//   0  "RVFSTATE"                 8 bytes
+//   8  version (1)                u32
+//   12 CRC-32 of bytes 16..end    u32
+//   16 model shape fingerprint    u64 (Config::shape_fingerprint)
+//   24 position                   u64
+//   32 payload size in bytes      u64
+//   40 payload: per layer in order, fp32 values — Gated DeltaNet: conv window, recurrent state;
+//      full attention: keys, values (position × kv_heads × head_dim each).
+#include "engine/state.h"
+
+#include <array>
+#include <cstring>
+#include <utility>
+
+#include "engine/crc32.h"
+#include "support/error.h"
+#include "support/file.h"
+
+namespace rvformer::engine {
+
+namespace {
+
+constexpr std::array<char, 8> magic{'R', 'V', 'F', 'S', 'T', 'A', 'T', 'E'};
+constexpr std::uint32_t version = 1;
+constexpr std::size_t header_size = 40;
+constexpr std::size_t checksummed_from = 16;
+
+template <typename T>
+void put(std::vector<std::uint8_t>& out, std::size_t offset, T value) {
+  std::memcpy(out.data() + offset, &value, sizeof value);
+}
+
+template <typename T>
+T get(std::span<const std::uint8_t> bytes, std::size_t offset) {
+  T value;
+  std::memcpy(&value, bytes.data() + offset, sizeof value);
+  return value;
+}
+
+std::size_t kv_floats_per_position(const Config& config) {
+  return config.num_key_value_heads * config.head_dim;
+}
+
+// Floats the payload holds independently of the position (every Gated DeltaNet layer).
+std::size_t fixed_payload_floats(const Config& config) {
+  const std::size_t per_layer = (config.linear_conv_kernel_dim - 1) * config.linear_conv_dim() +
+                                config.linear_num_value_heads * config.linear_key_head_dim *
+                                    config.linear_value_head_dim;
+  return per_layer * config.count_layers(LayerType::linear_attention);
+}
+
+// Reads consecutive float arrays out of the payload.
+class PayloadReader {
+ public:
+  explicit PayloadReader(std::span<const std::uint8_t> payload) : payload_(payload) {}
+  void read(std::vector<float>& values) {
+    std::memcpy(values.data(), payload_.data() + offset_, values.size() * sizeof(float));
+    offset_ += values.size() * sizeof(float);
+  }
+
+ private:
+  std::span<const std::uint8_t> payload_;
+  std::size_t offset_ = 0;
+};
+
+}  // namespace
+
+State::State(const Config& config) : config_(config), shape_fingerprint_(config.shape_fingerprint()) {
+  for (LayerType type : config.layer_types) {
+    if (type == LayerType::linear_attention) {
+      GatedDeltaNetState layer;
+      layer.conv.assign((config.linear_conv_kernel_dim - 1) * config.linear_conv_dim(), 0.0f);
+      layer.recurrent.assign(
+          config.linear_num_value_heads * config.linear_key_head_dim * config.linear_value_head_dim, 0.0f);
+      layers_.emplace_back(std::move(layer));
+    } else {
+      layers_.emplace_back(AttentionCache{});
+    }
+  }
+}
+
+const GatedDeltaNetState& State::gated_delta_net(std::size_t layer) const {
+  if (layer >= layers_.size() || !std::holds_alternative<GatedDeltaNetState>(layers_[layer])) {
+    fail("layer {} is not a Gated DeltaNet (linear_attention) layer", layer);
+  }
+  return std::get<GatedDeltaNetState>(layers_[layer]);
+}
+
+GatedDeltaNetState& State::gated_delta_net(std::size_t layer) {
+  return const_cast<GatedDeltaNetState&>(std::as_const(*this).gated_delta_net(layer));
+}
+
+const AttentionCache& State::attention(std::size_t layer) const {
+  if (layer >= layers_.size() || !std::holds_alternative<AttentionCache>(layers_[layer])) {
+    fail("layer {} is not a full_attention layer", layer);
+  }
+  return std::get<AttentionCache>(layers_[layer]);
+}
+
+AttentionCache& State::attention(std::size_t layer) {
+  return const_cast<AttentionCache&>(std::as_const(*this).attention(layer));
+}
+
+std::span<const float> State::recurrent_head(std::size_t layer, std::size_t value_head) const {
+  const std::size_t size = config_.linear_key_head_dim * config_.linear_value_head_dim;
+  if (value_head >= config_.linear_num_value_heads) {
+    fail("value head {} is out of range ({} value heads)", value_head, config_.linear_num_value_heads);
+  }
+  return std::span(gated_delta_net(layer).recurrent).subspan(value_head * size, size);
+}
+
+std::vector<std::uint8_t> State::serialize() const {
+  std::vector<const std::vector<float>*> arrays;
+  for (const auto& layer : layers_) {
+    if (const auto* gdn = std::get_if<GatedDeltaNetState>(&layer)) {
+      arrays.insert(arrays.end(), {&gdn->conv, &gdn->recurrent});
+    } else {
+      const auto& cache = std::get<AttentionCache>(layer);
+      arrays.insert(arrays.end(), {&cache.keys, &cache.values});
+    }
+  }
+  std::size_t payload_size = 0;
+  for (const auto* array : arrays) payload_size += array->size() * sizeof(float);
+
+  std::vector<std::uint8_t> bytes(header_size + payload_size);
+  std::memcpy(bytes.data(), magic.data(), magic.size());
+  put<std::uint32_t>(bytes, 8, version);
+  put<std::uint64_t>(bytes, 16, shape_fingerprint_);
+  put<std::uint64_t>(bytes, 24, position_);
+  put<std::uint64_t>(bytes, 32, payload_size);
+  std::size_t offset = header_size;
+  for (const auto* array : arrays) {
+    std::memcpy(bytes.data() + offset, array->data(), array->size() * sizeof(float));
+    offset += array->size() * sizeof(float);
+  }
+  put<std::uint32_t>(bytes, 12, crc32(std::span(bytes).subspan(checksummed_from)));
+  return bytes;
+}
+
+State State::deserialize(const Config& config, std::span<const std::uint8_t> bytes, std::string_view source) {
+  if (bytes.size() < header_size) {
+    fail("{}: truncated state file ({} bytes; the header alone is {})", source, bytes.size(), header_size);
+  }
+  if (std::memcmp(bytes.data(), magic.data(), magic.size()) != 0) fail("{}: not an rvformer state file", source);
+  if (const auto file_version = get<std::uint32_t>(bytes, 8); file_version != version) {
+    fail("{}: state file version {} is not supported (this build reads version {})", source, file_version, version);
+  }
+  const auto payload_size = get<std::uint64_t>(bytes, 32);
+  if (payload_size != bytes.size() - header_size) {
+    fail("{}: truncated or padded state file (the header announces {} payload bytes, the file holds {})", source,
+         payload_size, bytes.size() - header_size);
+  }
+  if (crc32(bytes.subspan(checksummed_from)) != get<std::uint32_t>(bytes, 12)) {
+    fail("{}: checksum mismatch: the state file is corrupted", source);
+  }
+  if (get<std::uint64_t>(bytes, 16) != config.shape_fingerprint()) {
+    fail("{}: the state was saved for a model of another shape (this model: {})", source, config.shape_description());
+  }
+
+  const auto position = get<std::uint64_t>(bytes, 24);
+  const std::size_t fixed_bytes = fixed_payload_floats(config) * sizeof(float);
+  const std::size_t bytes_per_position =
+      2 * kv_floats_per_position(config) * config.count_layers(LayerType::full_attention) * sizeof(float);
+  const bool consistent = payload_size >= fixed_bytes &&
+                          (bytes_per_position == 0 ? payload_size == fixed_bytes
+                                                   : (payload_size - fixed_bytes) % bytes_per_position == 0 &&
+                                                         (payload_size - fixed_bytes) / bytes_per_position == position);
+  if (!consistent) fail("{}: payload size {} does not match position {} for this model", source, payload_size, position);
+
+  State state(config);
+  state.position_ = position;
+  PayloadReader reader(bytes.subspan(header_size));
+  for (auto& layer : state.layers_) {
+    if (auto* gdn = std::get_if<GatedDeltaNetState>(&layer)) {
+      reader.read(gdn->conv);
+      reader.read(gdn->recurrent);
+    } else {
+      auto& cache = std::get<AttentionCache>(layer);
+      cache.keys.resize(position * kv_floats_per_position(config));
+      cache.values.resize(position * kv_floats_per_position(config));
+      reader.read(cache.keys);
+      reader.read(cache.values);
+    }
+  }
+  return state;
+}
+
+void State::save(const std::filesystem::path& path) const { write_file_atomic(path, serialize()); }
+
+void State::load(const std::filesystem::path& path) {
+  State loaded = deserialize(config_, read_file_bytes(path), path.string());
+  *this = std::move(loaded);
+}
+
+}  // namespace rvformer::engine

@@ -1,0 +1,75 @@
+// engine/state.h — everything a Qwen3.5 model carries from one token to the next: per Gated DeltaNet
+// layer its convolution window and fp32 recurrent state, per full-attention layer its KV cache, and
+// the position. Saved to and loaded from versioned, checksummed state files.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <variant>
+#include <vector>
+
+#include "engine/config.h"
+
+namespace rvformer::engine {
+
+struct GatedDeltaNetState {
+  // The previous kernel-1 inputs of the causal convolution, oldest first: [kernel-1][conv_dim].
+  std::vector<float> conv;
+  // S_h[m][i] for every value head h, key index m, value index i: [value_heads][key_dim][value_dim].
+  std::vector<float> recurrent;
+
+  bool operator==(const GatedDeltaNetState&) const = default;
+};
+
+struct AttentionCache {
+  // Post-norm, post-RoPE keys and raw values of every past position: [position][kv_heads][head_dim].
+  std::vector<float> keys;
+  std::vector<float> values;
+
+  bool operator==(const AttentionCache&) const = default;
+};
+
+class State {
+ public:
+  explicit State(const Config& config);  // zero state at position 0
+
+  const Config& config() const { return config_; }
+  std::uint64_t shape_fingerprint() const { return shape_fingerprint_; }
+  std::size_t position() const { return position_; }
+  void advance() { ++position_; }
+
+  // Throw rvformer::Error when `layer` is not of that type.
+  const GatedDeltaNetState& gated_delta_net(std::size_t layer) const;
+  GatedDeltaNetState& gated_delta_net(std::size_t layer);
+  const AttentionCache& attention(std::size_t layer) const;
+  AttentionCache& attention(std::size_t layer);
+
+  // The recurrent state of one value head of a Gated DeltaNet layer, [key_dim][value_dim] row-major:
+  // entry (m, i) is S[m][i], the memory row m that a one-hot key at m writes and a query at m reads.
+  std::span<const float> recurrent_head(std::size_t layer, std::size_t value_head) const;
+
+  // The state file image: header (magic, version, model shape fingerprint, position, payload size,
+  // CRC-32) and payload (each layer's floats in order).
+  std::vector<std::uint8_t> serialize() const;
+  // Parses a state file image for this model shape. Throws rvformer::Error naming `source`.
+  static State deserialize(const Config& config, std::span<const std::uint8_t> bytes, std::string_view source);
+
+  // Atomic write (temporary file + fsync + rename).
+  void save(const std::filesystem::path& path) const;
+  // Replaces this state with the file's; on any error this state is left untouched.
+  void load(const std::filesystem::path& path);
+
+  bool operator==(const State& other) const {
+    return position_ == other.position_ && layers_ == other.layers_;
+  }
+
+ private:
+  Config config_;
+  std::uint64_t shape_fingerprint_ = 0;
+  std::size_t position_ = 0;
+  std::vector<std::variant<GatedDeltaNetState, AttentionCache>> layers_;
+};
+
+}  // namespace rvformer::engine
