@@ -21,8 +21,10 @@ SignalId Circuit::add_neuron_signal(std::string name, double min, double max) {
   return add_signal(std::move(name), SignalSource::Neurons, min, max);
 }
 
-SignalId Circuit::add_read_signal(std::string name, double min, double max) {
-  return add_signal(std::move(name), SignalSource::BankRead, min, max);
+SignalId Circuit::add_read_signal(std::string name, double min, double max, double quantum) {
+  SignalId id = add_signal(std::move(name), SignalSource::BankRead, min, max);
+  signals_[id].quantum = quantum;
+  return id;
 }
 
 void Circuit::add_neuron(Neuron neuron) {

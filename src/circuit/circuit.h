@@ -41,6 +41,7 @@ struct Signal {
   SignalSource source;
   double min;  // declared value range, checked by the evaluator
   double max;
+  double quantum = 1;  // every value is a multiple of it (a power of two)
 };
 
 // A SwiGLU unit: contributes relu(gate) · up · weight to each `down` signal. `gate` takes values
@@ -112,7 +113,7 @@ class Circuit {
   SignalId add_neuron_signal(std::string name, double min = 0, double max = 1);
   void add_neuron(Neuron neuron);
   // A signal filled by bank read-outs (several banks may add into it when at most one reads).
-  SignalId add_read_signal(std::string name, double min = 0, double max = 1);
+  SignalId add_read_signal(std::string name, double min = 0, double max = 1, double quantum = 1);
   int add_bank(Bank bank);
   Bank& bank(int index) { return banks_[index]; }
   SignalId add_delay(SignalId input, std::string name);

@@ -100,6 +100,8 @@ void Evaluator::check_range(SignalId s) const {
   double v = values_[s];
   if (v < signal.min || v > signal.max || std::isnan(v))
     fail("circuit: signal {} = {} is outside its declared range [{}, {}]", signal.name, v, signal.min, signal.max);
+  if (!is_multiple(v, signal.quantum))
+    fail("circuit: signal {} = {} is not a multiple of its quantum {}", signal.name, v, signal.quantum);
 }
 
 void Evaluator::run_unit(const MlpUnit& unit) {
@@ -108,8 +110,9 @@ void Evaluator::run_unit(const MlpUnit& unit) {
   for (std::uint32_t n : unit.neurons) {
     const Neuron& neuron = neurons[n];
     double gate = evaluate(neuron.gate, "the gate", neuron.unit);
-    if (check_ && !is_multiple(gate, neuron.gate_quantum))
-      fail("circuit: a gate of unit {} is {}, not a multiple of its quantum {}", neuron.unit, gate, neuron.gate_quantum);
+    // The emitter scales gates by 128 / quantum: non-zero gates must reach the quantum in size.
+    if (check_ && gate != 0 && std::fabs(gate) < neuron.gate_quantum)
+      fail("circuit: a gate of unit {} is {}, inside its dead zone (quantum {})", neuron.unit, gate, neuron.gate_quantum);
     if (gate <= 0) continue;
     double product = gate * evaluate(neuron.up, "the up projection", neuron.unit);
     if (check_ && !is_float(product)) fail("circuit: a product in unit {} is not exact in fp32 ({})", neuron.unit, product);

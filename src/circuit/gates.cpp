@@ -2,6 +2,7 @@
 #include "circuit/gates.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace rvformer::circuit {
 
@@ -117,6 +118,23 @@ SignalId Gates::gated(const std::string& name, SignalId bit, const Form& x, doub
   SignalId out = signal(name, 0, max);
   add_relu(out, x - max * (Form(1.0) - F(bit)));
   return out;
+}
+
+std::vector<SignalId> Gates::counter_one_hot(const std::string& name, SignalId counter, int levels) {
+  // [n ≤ k] = [x ≥ 2^-k] = relu(2^(k+1)·x − 1) − relu(2^(k+1)·x − 2): 1 for n ≤ k, 0 for n > k, and
+  // every non-zero gate is at least 1/2 from zero. Then [n = k] = [n ≤ k] − [n ≤ k − 1].
+  auto add_at_most = [&](SignalId out, int k, double weight) {
+    double s = std::ldexp(1.0, k + 1);
+    add_relu(out, F(counter) * s - 1, weight, Form(1.0), 0.5);
+    add_relu(out, F(counter) * s - 2, -weight, Form(1.0), 0.5);
+  };
+  std::vector<SignalId> one_hot(levels);
+  for (int k = 0; k < levels; ++k) {
+    one_hot[k] = signal(name + ".is" + std::to_string(k));
+    add_at_most(one_hot[k], k, 1);
+    if (k > 0) add_at_most(one_hot[k], k - 1, -1);
+  }
+  return one_hot;
 }
 
 }  // namespace rvformer::circuit

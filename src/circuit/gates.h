@@ -86,6 +86,10 @@ class Gates {
   // bit ? x : 0 for an integer form x with 0 ≤ x ≤ max. One neuron (relu(x − max·(1−bit))).
   SignalId gated(const std::string& name, SignalId bit, const Form& x, double max);
 
+  // One-hot of n ∈ [0, levels) from a halving counter that reads 2^-n (a bank lane written with 1
+  // and then halved once per step). Two neurons per level.
+  std::vector<SignalId> counter_one_hot(const std::string& name, SignalId counter, int levels);
+
   // Adds `weight · [t ≥ threshold]` to `out` (two neurons), for building sums of steps.
   void add_step(SignalId out, const Form& t, double threshold, double weight = 1);
   // Adds `weight · AND(literals)` to `out` (one neuron).

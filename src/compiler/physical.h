@@ -1,0 +1,37 @@
+// compiler/physical.h — the physical constants that make logical circuit values exact in a Qwen3.5
+// forward pass computed in fp32. docs/circuit-encoding.md derives each one.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+
+namespace rvformer::compiler {
+
+// Residual constant: dominates every RMSNorm's mean square so data never changes the norm scale.
+inline constexpr double kResidualConstant = 1099511627776.0;  // 2^40
+
+// GDN geometry of Qwen3.5-4B, which compiled layers keep so they can sit in front of that model.
+inline constexpr int kKeyDim = 128;
+inline constexpr int kKeyHeadsTotal = 16;
+
+// One-hot keys and queries: SiLU(32) = 32 and 32·(32² + 1e-6)^-½ = 1 exactly.
+inline constexpr double kOneHotLevel = 32;
+// Disabled selects are pushed to ≤ −96, where SiLU is exactly −0.
+inline constexpr double kSelectGate = 128;
+
+// A stored 1 bit: V with fl(V · fp32(128^-½)) = 16 exactly (bits 0x433504f4).
+inline const double kBitValue = static_cast<double>(std::bit_cast<float>(std::uint32_t{0x433504f4}));
+// Two balancing lanes per value head hold V·2^16, reading as 2^20: the mean square of a read-out is
+// then 2^34 whatever the data, so the gated RMSNorm multiplies by exactly 2^-17.
+inline const double kBalanceValue = kBitValue * 65536.0;
+// Gate z = 32 (SiLU(32) = 32) and norm weight 256: a stored bit reads out as 16·2^-17·256·32 = 1.
+inline constexpr double kGateZ = 32;
+inline constexpr double kReadNormWeight = 256;
+
+// Write strength b = 256·β − 128: σ(−128) = 0, σ(0) = 1/2, σ(128) = 1 exactly.
+inline constexpr double kBetaSlope = 256;
+
+// Neuron gates are scaled so the smallest non-zero logical gate value becomes ±128.
+inline constexpr double kGateLevel = 128;
+
+}  // namespace rvformer::compiler

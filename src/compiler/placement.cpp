@@ -1,0 +1,217 @@
+// compiler/placement.cpp — see placement.h.
+#include "compiler/placement.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <queue>
+
+#include "support/error.h"
+
+namespace rvformer::compiler {
+namespace {
+
+using circuit::SignalId;
+using circuit::SignalSource;
+using circuit::Step;
+
+constexpr int kNever = std::numeric_limits<int>::max();
+
+int next_with_parity(int slot, int parity) { return (slot % 2 == parity) ? slot : slot + 1; }
+
+// Key-head usage per layer while placing banks and delay heads.
+class HeadAllocator {
+ public:
+  HeadSlot take(int earliest_layer) {
+    for (int layer = earliest_layer;; ++layer) {
+      if (layer >= static_cast<int>(used_.size())) used_.resize(layer + 1, 0);
+      if (used_[layer] < kKeyHeads) return {layer, used_[layer]++};
+    }
+  }
+
+ private:
+  std::vector<int> used_;
+};
+
+// Packs delays into key heads: each head's two halves hold up to 2 × 126 delayed bits.
+class DelayPacker {
+ public:
+  explicit DelayPacker(HeadAllocator& heads) : heads_(heads) {}
+  DelaySlot take(int earliest_layer) {
+    for (Open& open : open_)
+      if (open.head.layer == earliest_layer && open.used < 2 * circuit::kBankLanesPerHalf) {
+        int lane = open.used++;
+        return {open.head, lane / circuit::kBankLanesPerHalf, lane % circuit::kBankLanesPerHalf};
+      }
+    open_.push_back({heads_.take(earliest_layer), 1});
+    return {open_.back().head, 0, 0};
+  }
+
+ private:
+  struct Open {
+    HeadSlot head;
+    int used;
+  };
+  HeadAllocator& heads_;
+  std::vector<Open> open_;
+};
+
+struct Lifetimes {
+  std::vector<int> ready;  // slot that completes the signal (-1: before the first layer)
+  std::vector<int> death;  // last slot that reads it (kNever for outputs)
+};
+
+void place_steps(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, Placement& p, Lifetimes& life) {
+  const auto& signals = circuit.signals();
+  life.ready.assign(signals.size(), -1);
+  p.unit_layer.assign(graph.units.size(), -1);
+  p.bank_head.assign(circuit.banks().size(), {});
+  p.delay_slot.assign(circuit.delays().size(), {});
+  HeadAllocator heads;
+  DelayPacker delays(heads);
+  std::vector<int> step_slot(graph.steps.size(), -1);
+  for (std::uint32_t index : graph.placement_order) {
+    const Step& step = graph.steps[index];
+    int earliest = 0;
+    for (SignalId s : step.inputs) earliest = std::max(earliest, life.ready[s] + 1);
+    int slot = 0;
+    switch (step.kind) {
+      case Step::Kind::Unit:
+        slot = next_with_parity(earliest, 1);
+        p.unit_layer[step.index] = slot / 2;
+        break;
+      case Step::Kind::Bank: {
+        HeadSlot head = heads.take(next_with_parity(earliest, 0) / 2);
+        p.bank_head[step.index] = head;
+        slot = 2 * head.layer;
+        break;
+      }
+      case Step::Kind::Delay: {
+        DelaySlot d = delays.take(next_with_parity(earliest, 0) / 2);
+        p.delay_slot[step.index] = d;
+        slot = 2 * d.head.layer;
+        break;
+      }
+    }
+    step_slot[index] = slot;
+    for (SignalId s : step.outputs) life.ready[s] = std::max(life.ready[s], slot);
+  }
+  life.death = life.ready;
+  for (std::uint32_t i = 0; i < graph.steps.size(); ++i)
+    for (SignalId s : graph.steps[i].inputs) life.death[s] = std::max(life.death[s], step_slot[i]);
+  for (SignalId s : circuit.outputs()) life.death[s] = kNever;
+  int last_slot = 1;
+  for (int slot : step_slot) last_slot = std::max(last_slot, slot);
+  p.num_layers = last_slot / 2 + 1;
+}
+
+// Register allocation of residual dimensions. Dimensions [0, constant_dims) hold the big constant;
+// output signals get reserved dimensions (the tied LM head row of a token doubles as its embedding
+// there, so they start with that code and are cleared in the first MLP).
+void allocate_dims(const circuit::Circuit& circuit, Placement& p, const Lifetimes& life, int constant_dims) {
+  const auto& signals = circuit.signals();
+  p.signal_dim.assign(signals.size(), -1);
+  p.signal_dim[circuit::kOne] = 0;
+  int next_dim = constant_dims;
+  for (SignalId s : circuit.outputs()) {
+    if (p.signal_dim[s] >= 0) fail("compiler: signal {} is marked as an output twice", signals[s].name);
+    if (signals[s].source != SignalSource::Neurons && signals[s].source != SignalSource::BankRead)
+      fail("compiler: output {} must be computed (its dimension starts with the token's own code)", signals[s].name);
+    p.signal_dim[s] = next_dim++;
+  }
+
+  std::vector<SignalId> order;
+  for (SignalId s = 1; s < signals.size(); ++s)
+    if (p.signal_dim[s] < 0) order.push_back(s);
+  std::stable_sort(order.begin(), order.end(), [&](SignalId a, SignalId b) { return life.ready[a] < life.ready[b]; });
+
+  struct Freed {
+    int clear_slot;  // MLP slot that clears the previous occupant
+    int dim;
+    SignalId previous;
+    bool operator>(const Freed& o) const { return clear_slot > o.clear_slot; }
+  };
+  std::priority_queue<Freed, std::vector<Freed>, std::greater<>> pending;
+  std::vector<Freed> available;
+  for (SignalId s : order) {
+    int birth = life.ready[s];
+    // A neuron signal may take a dimension cleared in its own MLP (the MLP adds new − old);
+    // anything written by a mixer needs the clear in an earlier MLP.
+    int latest_clear = signals[s].source == SignalSource::Neurons ? birth : birth - 1;
+    while (!pending.empty() && pending.top().clear_slot <= latest_clear) {
+      available.push_back(pending.top());
+      pending.pop();
+    }
+    int dim;
+    if (!available.empty()) {
+      Freed f = available.back();
+      available.pop_back();
+      dim = f.dim;
+      p.clears.push_back({f.previous, f.clear_slot / 2});
+    } else {
+      dim = next_dim++;
+    }
+    p.signal_dim[s] = dim;
+    // The clear must come after the signal is written and no earlier than its last reader.
+    if (life.death[s] != kNever)
+      pending.push({next_with_parity(std::max(life.death[s], birth + 1), 1), dim, s});
+  }
+  p.hidden_size = next_dim;
+}
+
+// Pads the width so that constant_dims · K² / hidden is a power of four: then the RMSNorm scale of
+// every layer is an exact power of two (docs/circuit-encoding.md).
+int padded_width(int needed, int& constant_dims) {
+  for (int width = needed + 1;; ++width) {
+    for (int quarter = 1; quarter <= width; quarter *= 4) {
+      if (width % quarter) break;
+      int dims = width / quarter;
+      if (dims >= 1 && dims <= 16 && needed + dims <= width) {
+        constant_dims = dims;
+        return width;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Placement place(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, const PlacementOptions& options) {
+  Placement p;
+  Lifetimes life;
+  place_steps(circuit, graph, p, life);
+  p.num_layers = std::max(p.num_layers, options.min_layers);
+
+  // The constant dimensions come first; count them after we know the width they must balance.
+  int constant_dims = 1;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    allocate_dims(circuit, p, life, constant_dims);
+    int needed_constants = 0;
+    int width = padded_width(p.hidden_size - constant_dims, needed_constants);
+    if (needed_constants == constant_dims) {
+      p.hidden_size = width;
+      break;
+    }
+    constant_dims = needed_constants;
+    p.clears.clear();
+  }
+  p.constant_dims = constant_dims;
+  p.signal_ready = life.ready;
+
+  p.layer_neurons.assign(p.num_layers, {});
+  p.layer_clear_count.assign(p.num_layers, 0);
+  for (std::uint32_t u = 0; u < graph.units.size(); ++u)
+    for (std::uint32_t n : graph.units[u].neurons) p.layer_neurons[p.unit_layer[u]].push_back(n);
+  for (const Clear& c : p.clears) {
+    if (c.layer >= p.num_layers) fail("compiler: a clear lands after the last layer");
+    p.layer_clear_count[c.layer] += circuit.signal(c.signal).min < 0 ? 2 : 1;
+  }
+  // The first MLP also clears the output dimensions, which start with the token's own code.
+  p.layer_clear_count[0] += static_cast<int>(circuit.outputs().size());
+  for (int layer = 0; layer < p.num_layers; ++layer)
+    p.intermediate_size = std::max<int>(p.intermediate_size, p.layer_neurons[layer].size() + p.layer_clear_count[layer]);
+  p.intermediate_size = std::max(p.intermediate_size, 1);
+  return p;
+}
+
+}  // namespace rvformer::compiler
