@@ -1,8 +1,146 @@
-// cli/program_commands.cpp — `rvformer run` and `rvformer cc`.
+// cli/program_commands.cpp — `rvformer run` (run a C program or ELF) and `rvformer cc` (compile C
+// programs for the machine).
+#include <chrono>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
 #include "cli/commands.h"
+#include "emulator/emulator.h"
+#include "program/memory_map.h"
+#include "support/error.h"
+#include "toolchain/compiler.h"
+#include "toolchain/program_loader.h"
+#include "toolchain/source_tree.h"
 
 namespace rvformer::cli {
+namespace {
 
-void add_program_commands(CLI::App&, Action&) {}
+struct RunOptions {
+  std::string program;
+  std::string on = "emulator";
+  bool stats = false;
+  std::optional<std::uint64_t> max_instructions;
+};
+
+struct CompileCommandOptions {
+  std::vector<std::string> sources;
+  std::string output;
+  int optimization_level = 2;
+  std::string target = std::string(program::kRvformerMap.name);
+  bool verbose = false;
+};
+
+void write_console_byte(std::uint8_t byte) {
+  std::fputc(byte, stdout);
+  if (byte == '\n') std::fflush(stdout);
+}
+
+struct RunStats {
+  std::uint64_t instructions;
+  double seconds;
+  std::optional<std::uint32_t> exit_code;
+};
+
+void print_stats(const RunStats& stats) {
+  double rate = stats.seconds > 0 ? static_cast<double>(stats.instructions) / stats.seconds : 0;
+  std::string exit_code = stats.exit_code ? fmt::format("{}", *stats.exit_code) : "null";
+  fmt::print(stderr,
+             "{{\"on\": \"emulator\", \"instructions\": {}, \"seconds\": {:.6f}, "
+             "\"instructions_per_second\": {:.0f}, \"exit_code\": {}}}\n",
+             stats.instructions, stats.seconds, rate, exit_code);
+}
+
+// Why the run did not end with the program's own exit, or nothing.
+std::optional<std::string> run_failure(const emulator::RunResult& result,
+                                       const emulator::Emulator& machine) {
+  switch (result.reason) {
+    case emulator::StopReason::kExited:
+      return std::nullopt;
+    case emulator::StopReason::kTrapped:
+      return "the program trapped: " + emulator::describe_trap(result.trap, machine.map());
+    case emulator::StopReason::kInstructionLimit:
+      return fmt::format("the program did not finish within {} instructions (stopped at pc "
+                         "0x{:08x})", machine.instructions_retired(), machine.pc());
+  }
+  return std::nullopt;
+}
+
+int run_on_emulator(const program::ProgramImage& image, const RunOptions& options) {
+  emulator::Emulator machine(image);
+  auto start = std::chrono::steady_clock::now();
+  emulator::RunResult result =
+      machine.run(options.max_instructions.value_or(std::numeric_limits<std::uint64_t>::max()),
+                  write_console_byte);
+  std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  std::fflush(stdout);
+  std::optional<std::string> failure = run_failure(result, machine);
+  // Printed here rather than thrown, so that --stats stays the last line of stderr.
+  if (failure) fmt::print(stderr, "rvformer: error: {}\n", *failure);
+  if (options.stats) {
+    print_stats({.instructions = machine.instructions_retired(),
+                 .seconds = elapsed.count(),
+                 .exit_code = failure ? std::nullopt : std::optional(result.exit_code)});
+  }
+  // The process exit status carries the program's exit code modulo 256, as POSIX exit() does.
+  return failure ? 2 : static_cast<int>(result.exit_code & 0xFF);
+}
+
+int run_command(const RunOptions& options) {
+  if (options.on == "weights") fail("the in-weights CPU is not built yet");
+  std::filesystem::path program =
+      options.program.empty() ? toolchain::default_program() : std::filesystem::path(options.program);
+  return run_on_emulator(toolchain::load_program(program, program::kRvformerMap), options);
+}
+
+int compile_command(const CompileCommandOptions& options) {
+  std::optional<program::MemoryMap> map = program::find_memory_map(options.target);
+  toolchain::compile_program({.sources = {options.sources.begin(), options.sources.end()},
+                              .output = options.output,
+                              .optimization_level = options.optimization_level,
+                              .map = map.value(),
+                              .verbose = options.verbose});
+  return 0;
+}
+
+void add_run_command(CLI::App& app, Action& action) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* run = app.add_subcommand("run", "Run a RISC-V program (a .c file or an ELF)");
+  run->add_option("PROGRAM", options->program,
+                  "C source (compiled with -O2) or ELF executable; default examples/hello.c");
+  run->add_option("--on", options->on, "Where to run it: emulator (default) or weights")
+      ->check(CLI::IsMember({"emulator", "weights"}));
+  run->add_flag("--stats", options->stats,
+                "Print instructions and seconds as one JSON line, the last line of stderr");
+  run->add_option("--max-instructions", options->max_instructions,
+                  "Stop with an error after N instructions");
+  run->callback([options, &action] { action = [options] { return run_command(*options); }; });
+}
+
+void add_compile_command(CLI::App& app, Action& action) {
+  auto options = std::make_shared<CompileCommandOptions>();
+  CLI::App* cc = app.add_subcommand("cc", "Compile and link C programs for the rvformer machine");
+  cc->add_option("FILE", options->sources, "C or assembly sources")->required();
+  cc->add_option("-o", options->output, "Output ELF file")->required();
+  cc->add_option("-O", options->optimization_level, "Optimisation level 0-3 (default 2)")
+      ->check(CLI::Range(0, 3));
+  std::vector<std::string> targets;
+  for (const program::MemoryMap& map : program::kMemoryMaps) targets.emplace_back(map.name);
+  cc->add_option("--target", options->target,
+                 "Memory map: rvformer (default) or qemu-virt (QEMU's virt machine)")
+      ->check(CLI::IsMember(targets));
+  cc->add_flag("-v,--verbose", options->verbose, "Print the compiler commands");
+  cc->callback([options, &action] { action = [options] { return compile_command(*options); }; });
+}
+
+}  // namespace
+
+void add_program_commands(CLI::App& app, Action& action) {
+  add_run_command(app, action);
+  add_compile_command(app, action);
+}
 
 }  // namespace rvformer::cli

@@ -12,6 +12,7 @@ inline constexpr std::uint8_t kCurrentVersion = 1;
 inline constexpr std::uint16_t kTypeExecutable = 2;
 inline constexpr std::uint16_t kMachineRiscv = 243;
 
+inline constexpr std::uint32_t kIdentificationSize = 16;  // e_ident
 inline constexpr std::uint32_t kHeaderSize = 52;
 inline constexpr std::uint32_t kProgramHeaderSize = 32;
 

@@ -66,10 +66,7 @@ class ElfLoader {
     if (bytes_.size() < 4 || std::memcmp(bytes_.data(), elf::kMagic, 4) != 0) {
       reject("not an ELF file (no ELF magic number)");
     }
-    if (bytes_.size() < elf::kHeaderSize) {
-      reject("truncated ELF header ({} bytes, the header needs {})", bytes_.size(),
-             elf::kHeaderSize);
-    }
+    if (bytes_.size() < elf::kIdentificationSize) reject_truncated_header();
     if (std::uint8_t ident_class = bytes_[elf::header::kClass]; ident_class != elf::kClass32) {
       reject("not a 32-bit ELF (class {})", ident_class);
     }
@@ -80,6 +77,12 @@ class ElfLoader {
         version != elf::kCurrentVersion) {
       reject("unsupported ELF version {}", version);
     }
+    if (bytes_.size() < elf::kHeaderSize) reject_truncated_header();
+  }
+
+  [[noreturn]] void reject_truncated_header() const {
+    reject("truncated ELF header ({} bytes, the header needs {})", bytes_.size(),
+           elf::kHeaderSize);
   }
 
   void check_header() const {

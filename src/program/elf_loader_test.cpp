@@ -92,6 +92,10 @@ TEST(ElfLoader, Rejects64BitElf) {
   std::vector<std::uint8_t> elf = typical_elf();
   elf[elf::header::kClass] = 2;
   EXPECT_EQ(load_error(elf), "program.elf: not a 32-bit ELF (class 2)");
+  elf.resize(20);  // the identification bytes are enough to tell
+  EXPECT_EQ(load_error(elf), "program.elf: not a 32-bit ELF (class 2)");
+  elf.resize(10);
+  EXPECT_EQ(load_error(elf), "program.elf: truncated ELF header (10 bytes, the header needs 52)");
 }
 
 TEST(ElfLoader, RejectsBigEndianElf) {

@@ -1,0 +1,25 @@
+// toolchain/compiler.h — `rvformer cc`: compiles C (or assembly) sources with the RISC-V cross
+// compiler and links them with the program runtime (runtime/) and picolibc for one memory map.
+// Code is generated for rv32im_zba; linking uses the rv32im multilib of libgcc and picolibc.
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "program/memory_map.h"
+
+namespace rvformer::toolchain {
+
+struct CompileOptions {
+  std::vector<std::filesystem::path> sources;
+  std::filesystem::path output;
+  int optimization_level = 2;  // 0-3
+  program::MemoryMap map = program::kRvformerMap;
+  bool verbose = false;  // print each command before running it
+};
+
+// Throws rvformer::Error when the toolchain is missing or a step fails (the compiler's own
+// diagnostics have gone to stderr by then).
+void compile_program(const CompileOptions& options);
+
+}  // namespace rvformer::toolchain

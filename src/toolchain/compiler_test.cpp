@@ -1,0 +1,157 @@
+// toolchain/compiler_test.cpp — `rvformer cc` builds working programs for both memory maps, with
+// Zba instructions, and fails clearly when the toolchain or the program is at fault.
+#include "toolchain/compiler.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "emulator/emulator.h"
+#include "program/elf_loader.h"
+#include "support/error.h"
+#include "toolchain/process.h"
+#include "toolchain/program_loader.h"
+#include "toolchain/source_tree.h"
+
+namespace rvformer::toolchain {
+namespace {
+
+using program::kQemuVirtMap;
+using program::kRvformerMap;
+using ::testing::HasSubstr;
+
+const std::filesystem::path kTestdata = std::filesystem::path(__FILE__).parent_path() / "testdata";
+
+struct Outcome {
+  std::string console;
+  emulator::RunResult result;
+};
+
+Outcome run(const program::ProgramImage& image) {
+  emulator::Emulator machine(image);
+  Outcome outcome;
+  outcome.result = machine.run(10'000'000, [&](std::uint8_t byte) { outcome.console += char(byte); });
+  return outcome;
+}
+
+std::filesystem::path write_source(const TemporaryDirectory& directory, const std::string& name,
+                                   const std::string& text) {
+  std::filesystem::path path = directory.path() / name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string compile_error(const CompileOptions& options) {
+  try {
+    compile_program(options);
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "(compiled)";
+}
+
+TEST(Compiler, RuntimeSetsUpTheMachineOnBothMaps) {
+  const std::string expected =
+      "initialised: 1234 \"data copied from read-only data\"\n"
+      "zeroed: 0 non-zero of 1000\n"
+      "thread-local: 77 0\n"
+      "errno after overflow: ERANGE\n"
+      "constructor ran: 1\n"
+      "stack 16-byte aligned: 1\n"
+      "malloc 16000: ok, malloc 32000: NULL\n"
+      "atexit handler ran\n";
+  for (const program::MemoryMap& map : program::kMemoryMaps) {
+    Outcome outcome = run(load_program(kTestdata / "runtime_features.c", map));
+    EXPECT_EQ(outcome.console, expected) << map.name;
+    EXPECT_EQ(outcome.result.reason, emulator::StopReason::kExited) << map.name;
+    EXPECT_EQ(outcome.result.exit_code, 42u) << map.name;
+  }
+}
+
+TEST(Compiler, EveryOptimisationLevelGivesTheSameOutput) {
+  TemporaryDirectory directory;
+  for (int level = 0; level <= 3; ++level) {
+    std::filesystem::path elf = directory.path() / fmt::format("hello-O{}.elf", level);
+    compile_program({.sources = {default_program()}, .output = elf, .optimization_level = level,
+                     .map = kRvformerMap, .verbose = false});
+    Outcome outcome = run(program::load_elf_file(elf, kRvformerMap));
+    EXPECT_THAT(outcome.console, HasSubstr("Hello from RISC-V!")) << level;
+    EXPECT_EQ(outcome.result.exit_code, 0u);
+  }
+}
+
+TEST(Compiler, LinksSeveralSourcesAndUsesZba) {
+  TemporaryDirectory directory;
+  std::filesystem::path main = write_source(directory, "main.c",
+      "#include <stdio.h>\n"
+      "int element(const int* array, int index);\n"
+      "int main(void) { static int a[4] = {5, 6, 7, 8}; printf(\"%d\\n\", element(a, 2)); "
+      "return element(a, 3); }\n");
+  std::filesystem::path element = write_source(directory, "element.c",
+      "int element(const int* array, int index) { return array[index]; }\n");
+  std::filesystem::path elf = directory.path() / "program.elf";
+  compile_program({.sources = {main, element}, .output = elf, .optimization_level = 2,
+                   .map = kQemuVirtMap, .verbose = false});
+  program::ProgramImage image = program::load_elf_file(elf, kQemuVirtMap);
+  Outcome outcome = run(image);
+  EXPECT_EQ(outcome.console, "7\n");
+  EXPECT_EQ(outcome.result.exit_code, 8u);
+  int zba = 0;
+  for (std::size_t at = 0; at + 4 <= image.code.size(); at += 4) {
+    std::uint32_t word = image.code[at] | image.code[at + 1] << 8 | image.code[at + 2] << 16 |
+                         static_cast<std::uint32_t>(image.code[at + 3]) << 24;
+    zba += emulator::decode(word).op == emulator::Op::kSh2add;
+  }
+  EXPECT_GT(zba, 0) << "array indexing compiled for rv32im_zba uses sh2add";
+}
+
+TEST(Compiler, ProgramsTooLargeForTheirRegionFailToLink) {
+  TemporaryDirectory directory;
+  struct Case {
+    const char* name;
+    const char* source;
+  };
+  const Case cases[] = {
+      {"ram.c", "static char big[40000]; int main(void) { big[7] = 1; return big[9]; }\n"},
+      {"stack.c", "static char big[30000]; int main(void) { big[7] = 1; return big[9]; }\n"},
+      {"rodata.c", "static const char table[140000] = {1}; int main(int c, char** v) { "
+                   "return table[c]; }\n"},
+  };
+  for (const Case& c : cases) {
+    std::filesystem::path source = write_source(directory, c.name, c.source);
+    EXPECT_THAT(compile_error({.sources = {source}, .output = directory.path() / "x.elf",
+                               .optimization_level = 2, .map = kRvformerMap, .verbose = false}),
+                HasSubstr("linking")) << c.name;
+  }
+}
+
+TEST(Compiler, ReportsBadSourcesAndOptions) {
+  TemporaryDirectory directory;
+  std::filesystem::path broken = write_source(directory, "broken.c", "int main(void) { return }\n");
+  CompileOptions options{.sources = {broken}, .output = directory.path() / "x.elf",
+                         .optimization_level = 2, .map = kRvformerMap, .verbose = false};
+  EXPECT_THAT(compile_error(options), HasSubstr("compiling " + broken.string() + " failed"));
+  options.sources = {directory.path() / "missing.c"};
+  EXPECT_THAT(compile_error(options), HasSubstr("missing.c: no such file"));
+  options.sources = {};
+  EXPECT_EQ(compile_error(options), "no source files to compile");
+  options.sources = {default_program()};
+  options.optimization_level = 4;
+  EXPECT_EQ(compile_error(options), "optimisation level 4 is not 0-3");
+}
+
+TEST(Compiler, SaysHowToInstallAMissingCompiler) {
+  std::string saved_path = std::getenv("PATH");
+  setenv("PATH", "/nonexistent", 1);
+  std::string error = compile_error({.sources = {default_program()}, .output = "/tmp/x.elf",
+                                     .optimization_level = 2, .map = kRvformerMap,
+                                     .verbose = false});
+  setenv("PATH", saved_path.c_str(), 1);
+  EXPECT_THAT(error, HasSubstr("riscv64-unknown-elf-gcc is not installed"));
+  EXPECT_THAT(error, HasSubstr("apt-get install gcc-riscv64-unknown-elf"));
+}
+
+}  // namespace
+}  // namespace rvformer::toolchain

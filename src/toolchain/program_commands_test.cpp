@@ -1,0 +1,145 @@
+// toolchain/program_commands_test.cpp — the `rvformer run` and `rvformer cc` commands end to end:
+// output, exit status, --stats, --max-instructions, and one-line errors for bad programs.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "toolchain/process.h"
+#include "toolchain/source_tree.h"
+
+namespace rvformer::toolchain {
+namespace {
+
+using ::testing::EndsWith;
+using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
+using ::testing::StartsWith;
+
+ProcessResult rvformer(std::vector<std::string> arguments) {
+  arguments.insert(arguments.begin(), RVFORMER_BINARY);
+  return run_process(arguments, {.capture_output = true, .timeout = std::chrono::seconds(60)});
+}
+
+std::string last_line(const std::string& text) {
+  std::string trimmed = text.substr(0, text.find_last_not_of('\n') + 1);
+  return trimmed.substr(trimmed.find_last_of('\n') + 1);
+}
+
+class ProgramCommands : public ::testing::Test {
+ protected:
+  std::string write_source(const std::string& name, const std::string& text) {
+    std::filesystem::path path = directory_.path() / name;
+    std::ofstream(path) << text;
+    return path.string();
+  }
+  std::string path(const std::string& name) { return (directory_.path() / name).string(); }
+
+  TemporaryDirectory directory_;
+};
+
+TEST_F(ProgramCommands, RunsHelloByDefault) {
+  ProcessResult result = rvformer({"run"});
+  EXPECT_EQ(result.exit_status, 0) << result.standard_error;
+  EXPECT_THAT(result.standard_output, StartsWith("Hello from RISC-V!"));
+}
+
+TEST_F(ProgramCommands, StatsAreTheLastLineOfStandardError) {
+  ProcessResult result = rvformer({"run", "--stats", default_program().string()});
+  EXPECT_EQ(result.exit_status, 0);
+  EXPECT_THAT(last_line(result.standard_error),
+              MatchesRegex(R"(\{"on": "emulator", "instructions": [0-9]+, "seconds": [0-9.]+, )"
+                           R"("instructions_per_second": [0-9]+, "exit_code": 0\})"));
+}
+
+TEST_F(ProgramCommands, ExitCodeBecomesTheExitStatus) {
+  std::string source = write_source("seven.c", "int main(void) { return 7; }\n");
+  EXPECT_EQ(rvformer({"run", source}).exit_status, 7);
+}
+
+TEST_F(ProgramCommands, CompilesThenRunsTheElf) {
+  ProcessResult compiled = rvformer({"cc", "-O3", "-o", path("hello.elf"),
+                                     default_program().string()});
+  ASSERT_EQ(compiled.exit_status, 0) << compiled.standard_error;
+  ProcessResult result = rvformer({"run", "--on", "emulator", path("hello.elf")});
+  EXPECT_EQ(result.exit_status, 0);
+  EXPECT_THAT(result.standard_output, StartsWith("Hello from RISC-V!"));
+}
+
+TEST_F(ProgramCommands, AnElfForAnotherMapIsRejected) {
+  ASSERT_EQ(rvformer({"cc", "--target", "qemu-virt", "-o", path("virt.elf"),
+                      default_program().string()}).exit_status, 0);
+  ProcessResult result = rvformer({"run", path("virt.elf")});
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_THAT(result.standard_error, HasSubstr("lies outside the code ROM, read-only data and RAM"));
+}
+
+TEST_F(ProgramCommands, TrapEndsTheRunAfterTheOutputSoFar) {
+  std::string source = write_source("null.c",
+      "#include <stdio.h>\n"
+      "int main(void) { printf(\"before the trap\"); *(volatile int*)0 = 1; return 0; }\n");
+  ProcessResult result = rvformer({"run", "--stats", source});
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_EQ(result.standard_output, "before the trap");
+  EXPECT_THAT(result.standard_error,
+              MatchesRegex("rvformer: error: the program trapped: store access fault at pc "
+                           "0x001[0-9a-f]{5} \\(instruction 0x[0-9a-f]{8}: sw [a-z0-9]+, "
+                           "0\\(zero\\)\\): address 0x00000000 is not mapped\n.*"));
+  EXPECT_THAT(last_line(result.standard_error), HasSubstr("\"exit_code\": null"));
+}
+
+TEST_F(ProgramCommands, IllegalInstruction) {
+  std::string source = write_source("ecall.c", "int main(void) { __asm__ volatile(\"ecall\"); }\n");
+  ProcessResult result = rvformer({"run", source});
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_THAT(result.standard_error, MatchesRegex("rvformer: error: the program trapped: illegal "
+                                                  "instruction at pc 0x001[0-9a-f]{5} "
+                                                  "\\(instruction 0x00000073\\)\n"));
+}
+
+TEST_F(ProgramCommands, MaxInstructionsBoundsAnEndlessLoop) {
+  std::string source = write_source("loop.c", "int main(void) { for (;;) {} }\n");
+  ProcessResult result = rvformer({"run", "--max-instructions", "1000", "--stats", source});
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_THAT(result.standard_error,
+              StartsWith("rvformer: error: the program did not finish within 1000 instructions"));
+  EXPECT_THAT(last_line(result.standard_error), HasSubstr("\"instructions\": 1000,"));
+}
+
+TEST_F(ProgramCommands, MalformedElf) {
+  std::string elf = write_source("garbage.elf", "\x7f" "ELF\x02\x01\x01 and then nothing useful");
+  ProcessResult result = rvformer({"run", elf});
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_EQ(result.standard_error, "rvformer: error: " + elf + ": not a 32-bit ELF (class 2)\n");
+}
+
+TEST_F(ProgramCommands, WeightsAreNotBuiltYet) {
+  ProcessResult result = rvformer({"run", "--on", "weights"});
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_EQ(result.standard_error, "rvformer: error: the in-weights CPU is not built yet\n");
+  EXPECT_NE(rvformer({"run", "--on", "fpga"}).exit_status, 0);
+}
+
+TEST_F(ProgramCommands, CompileErrorsAndMissingFiles) {
+  std::string broken = write_source("broken.c", "int main(void) { return }\n");
+  ProcessResult result = rvformer({"cc", "-o", path("broken.elf"), broken});
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_THAT(result.standard_error, HasSubstr("error: expected expression"));
+  EXPECT_THAT(result.standard_error, EndsWith("rvformer: error: compiling " + broken +
+                                              " failed (riscv64-unknown-elf-gcc exited with "
+                                              "status 1)\n"));
+  EXPECT_EQ(rvformer({"run", path("missing.elf")}).exit_status, 2);
+  EXPECT_NE(rvformer({"cc", "-O9", "-o", path("x.elf"), broken}).exit_status, 0);
+}
+
+TEST_F(ProgramCommands, MissingCrossCompiler) {
+  ProcessResult result = run_process(
+      {"env", "PATH=/nonexistent", RVFORMER_BINARY, "run", default_program().string()},
+      {.capture_output = true, .timeout = std::chrono::seconds(60)});
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_THAT(result.standard_error, HasSubstr("riscv64-unknown-elf-gcc is not installed; "
+                                               "install it with: sudo apt-get install"));
+}
+
+}  // namespace
+}  // namespace rvformer::toolchain

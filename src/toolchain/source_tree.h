@@ -1,0 +1,15 @@
+// toolchain/source_tree.h — where rvformer finds its own files at run time: the program runtime
+// (crt0, linker script, console) and the example programs. The source tree's path is compiled in;
+// the environment variable RVFORMER_SOURCE_DIR overrides it.
+#pragma once
+
+#include <filesystem>
+
+namespace rvformer::toolchain {
+
+std::filesystem::path source_tree();
+std::filesystem::path runtime_directory();  // source_tree()/runtime
+std::filesystem::path examples_directory();  // source_tree()/examples
+std::filesystem::path default_program();     // examples/hello.c
+
+}  // namespace rvformer::toolchain
