@@ -129,13 +129,18 @@ void encode_floats(DType dtype, std::span<const float> values, std::span<std::ui
   throw std::logic_error("encode_floats: not a weight dtype");
 }
 
-bool is_zero_element(DType dtype, const std::uint8_t* element) {
+std::size_t count_zero_elements(DType dtype, std::span<const std::uint8_t> bytes) {
+  std::size_t zeros = 0;
   if (dtype == DType::F32) {
-    std::uint32_t bits;
-    std::memcpy(&bits, element, sizeof bits);
-    return (bits & 0x7fffffffu) == 0;
+    for (std::size_t i = 0; i + 4 <= bytes.size(); i += 4) {
+      std::uint32_t bits;
+      std::memcpy(&bits, &bytes[i], sizeof bits);
+      zeros += (bits & 0x7fffffffu) == 0 ? 1 : 0;
+    }
+    return zeros;
   }
-  return (load_u16(element) & 0x7fffu) == 0;
+  for (std::size_t i = 0; i + 2 <= bytes.size(); i += 2) zeros += (load_u16(&bytes[i]) & 0x7fffu) == 0 ? 1 : 0;
+  return zeros;
 }
 
 }  // namespace rvformer::engine

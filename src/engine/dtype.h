@@ -29,7 +29,7 @@ std::uint16_t float_to_f16(float value);
 void decode_floats(DType dtype, std::span<const std::uint8_t> bytes, std::span<float> values);
 void encode_floats(DType dtype, std::span<const float> values, std::span<std::uint8_t> bytes);
 
-// True when an element (little-endian bytes of a weight dtype) is +0 or -0.
-bool is_zero_element(DType dtype, const std::uint8_t* element);
+// How many elements (little-endian, weight dtype) are +0 or -0.
+std::size_t count_zero_elements(DType dtype, std::span<const std::uint8_t> bytes);
 
 }  // namespace rvformer::engine

@@ -1,6 +1,8 @@
 // engine/model.cpp — see model.h.
 #include "engine/model.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "engine/ops.h"
@@ -15,10 +17,12 @@ PackedMatrix load_matrix(const CheckpointTensor& tensor) {
   const std::size_t cols = rows == 0 ? 0 : tensor.element_count() / rows;
   const std::size_t row_bytes = cols * dtype_size(tensor.dtype);
   PackedMatrix matrix(rows, cols);
-  std::vector<float> row(cols);
-  for (std::size_t r = 0; r < rows; ++r) {
-    decode_floats(tensor.dtype, tensor.bytes.subspan(r * row_bytes, row_bytes), row);
-    matrix.set_row(r, row);
+  std::vector<float> panel(PackedMatrix::panel_rows * cols);
+  for (std::size_t first = 0; first < rows; first += PackedMatrix::panel_rows) {
+    const std::size_t count = std::min(PackedMatrix::panel_rows, rows - first);
+    const auto values = std::span(panel).first(count * cols);
+    decode_floats(tensor.dtype, tensor.bytes.subspan(first * row_bytes, count * row_bytes), values);
+    matrix.set_panel_rows(first, values);
   }
   return matrix;
 }

@@ -9,8 +9,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdlib>
+#include <memory>
 #include <span>
-#include <vector>
 
 namespace rvformer::engine {
 
@@ -19,21 +20,28 @@ class PackedMatrix {
   static constexpr std::size_t panel_rows = 8;
 
   PackedMatrix() = default;
-  PackedMatrix(std::size_t rows, std::size_t cols);  // all zero
+  PackedMatrix(std::size_t rows, std::size_t cols);  // all zero (calloc: fresh pages cost no memset)
 
   std::size_t rows() const { return rows_; }
   std::size_t cols() const { return cols_; }
 
   void set_row(std::size_t row, std::span<const float> values);
+  // Sets rows [first_row, first_row + values.size() / cols) of one panel (first_row a multiple of
+  // panel_rows) from row-major values; the fast way to fill a large matrix.
+  void set_panel_rows(std::size_t first_row, std::span<const float> values);
   void copy_row(std::size_t row, std::span<float> out) const;
 
   // y = W·x (x has cols() values, y has rows() values) in the reference order above.
   void multiply(std::span<const float> x, std::span<float> y) const;
 
  private:
+  struct Free {
+    void operator()(float* values) const { std::free(values); }
+  };
+
   std::size_t rows_ = 0;
   std::size_t cols_ = 0;
-  std::vector<float> panels_;
+  std::unique_ptr<float[], Free> panels_;
 };
 
 }  // namespace rvformer::engine
