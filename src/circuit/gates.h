@@ -39,6 +39,9 @@ class Form {
 };
 
 inline Form F(SignalId s) { return Form::of(s); }
+
+// A little-endian vector of bit signals: bits[0] is the least significant.
+using Bits = std::vector<SignalId>;
 // Sum of the given bits (or integers), each with weight 1.
 Form sum_of(const std::vector<SignalId>& signals);
 // Σ 2^i · bits[i]: the unsigned integer spelled by little-endian bits.
