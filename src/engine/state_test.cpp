@@ -18,6 +18,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A file name of its own for each test: ctest runs tests in parallel processes.
+fs::path test_file(const std::string& suffix) {
+  return fs::path(::testing::TempDir()) /
+         (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + suffix);
+}
+
 // A state with recognisable contents: every float distinct, two positions of KV cache.
 State sample_state(const Config& config) {
   State state(config);
@@ -42,7 +48,7 @@ State sample_state(const Config& config) {
 class StateFileTest : public ::testing::Test {
  protected:
   std::string load_error(const std::vector<std::uint8_t>& bytes) {
-    const fs::path path = fs::path(::testing::TempDir()) / "malformed.state";
+    const fs::path path = test_file(".state");
     write_file_atomic(path, bytes);
     State target = sample_state(config_);
     const State before = target;
@@ -72,7 +78,7 @@ TEST(Crc32, KnownValue) {
 
 TEST_F(StateFileTest, SaveAndLoadRoundTrip) {
   const State original = sample_state(config_);
-  const fs::path path = fs::path(::testing::TempDir()) / "round_trip.state";
+  const fs::path path = test_file(".state");
   original.save(path);
   State loaded(config_);
   loaded.load(path);
@@ -128,7 +134,7 @@ TEST_F(StateFileTest, InconsistentPositionIsRejectedEvenWithAValidChecksum) {
 
 TEST_F(StateFileTest, MissingFileIsAClearError) {
   State state(config_);
-  EXPECT_THROW(state.load(fs::path(::testing::TempDir()) / "absent.state"), Error);
+  EXPECT_THROW(state.load(test_file(".absent")), Error);
 }
 
 TEST(State, LayerAccessChecksTheLayerType) {
