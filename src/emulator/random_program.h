@@ -1,0 +1,44 @@
+// emulator/random_program.h — random RV32IM + Zba test programs for differential testing against
+// QEMU. A program is a sequence of independent instruction streams. Each stream sets every
+// register to an edge-case value (0, ±1, INT_MIN, INT_MAX, powers of two, random) and fills a
+// scratch area, runs random instructions of every kind (all RV32IM + Zba arithmetic, loads and
+// stores of every width into the scratch area, taken and not-taken forward branches, jal and
+// jalr), then prints all 32 registers and the scratch area as one line of hex words. The program
+// ends by exiting with code 0. Machine code is written directly into an ELF, so the very same
+// file runs on QEMU and on the emulator (with the qemu-virt memory map).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "program/memory_map.h"
+
+namespace rvformer::emulator {
+
+struct RandomProgramOptions {
+  std::uint64_t seed = 1;
+  int streams = 100;
+  int min_stream_length = 30;   // random instructions (after the set-up) per stream
+  int max_stream_length = 120;
+  program::MemoryMap map = program::kQemuVirtMap;
+};
+
+struct RandomProgram {
+  std::vector<std::uint8_t> elf;
+  // [first, last) code address of each stream's random instructions, for reports.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> stream_code;
+  std::vector<std::uint32_t> code;  // the code ROM words from map.code.base
+};
+
+// What a stream prints: registers x0..x31, then the scratch words.
+inline constexpr int kDumpRegisterWords = 32;
+inline constexpr int kDumpScratchWords = 16;
+inline constexpr int kDumpWords = kDumpRegisterWords + kDumpScratchWords;
+
+// "x5" for word 5, "scratch+8" for word 34.
+std::string dump_word_name(int index);
+
+RandomProgram generate_random_program(const RandomProgramOptions& options);
+
+}  // namespace rvformer::emulator
