@@ -21,6 +21,30 @@ constexpr std::size_t max_dimension = std::size_t{1} << 20;
 constexpr std::size_t max_layers = 4096;
 constexpr std::size_t max_state_floats_per_layer = std::size_t{1} << 30;
 
+// The integer keys of config.json. Those of one layer kind may be omitted when the model has no
+// such layer (the Config defaults, Hugging Face's, stand in); the others are always required.
+struct DimensionKey {
+  const char* key;
+  std::size_t Config::*member;
+  std::optional<LayerType> needed_by;
+  std::size_t limit = max_dimension;
+};
+
+const DimensionKey dimension_keys[] = {
+    {"hidden_size", &Config::hidden_size, std::nullopt},
+    {"intermediate_size", &Config::intermediate_size, std::nullopt},
+    {"vocab_size", &Config::vocab_size, std::nullopt},
+    {"num_hidden_layers", &Config::num_hidden_layers, std::nullopt, max_layers},
+    {"linear_num_key_heads", &Config::linear_num_key_heads, LayerType::linear_attention},
+    {"linear_num_value_heads", &Config::linear_num_value_heads, LayerType::linear_attention},
+    {"linear_key_head_dim", &Config::linear_key_head_dim, LayerType::linear_attention},
+    {"linear_value_head_dim", &Config::linear_value_head_dim, LayerType::linear_attention},
+    {"linear_conv_kernel_dim", &Config::linear_conv_kernel_dim, LayerType::linear_attention},
+    {"num_attention_heads", &Config::num_attention_heads, LayerType::full_attention},
+    {"num_key_value_heads", &Config::num_key_value_heads, LayerType::full_attention},
+    {"head_dim", &Config::head_dim, LayerType::full_attention},
+};
+
 // Reads typed keys of one JSON object; `fallback` is the outer config of a multimodal file, consulted
 // only for keys that Hugging Face keeps there (tie_word_embeddings).
 class KeyReader {
@@ -39,8 +63,9 @@ class KeyReader {
     return positive_integer(*value, key, limit);
   }
 
-  std::size_t dimension_or(const char* key, std::size_t fallback_value, bool required) const {
-    if (required || find(key)) return dimension(key);
+  std::size_t dimension_or(const char* key, std::size_t fallback_value, bool required,
+                           std::size_t limit = max_dimension) const {
+    if (required || find(key)) return dimension(key, limit);
     return fallback_value;
   }
 
@@ -197,13 +222,12 @@ std::uint64_t Config::shape_fingerprint() const {
 }
 
 void validate_config(const Config& config, std::string_view source) {
-  const auto positive = [&](std::size_t value, const char* key, std::size_t limit) {
-    if (value < 1 || value > limit) fail("{}: key '{}' must be from 1 to {} (got {})", source, key, limit, value);
-  };
-  positive(config.hidden_size, "hidden_size", max_dimension);
-  positive(config.intermediate_size, "intermediate_size", max_dimension);
-  positive(config.vocab_size, "vocab_size", max_dimension);
-  positive(config.num_hidden_layers, "num_hidden_layers", max_layers);
+  for (const DimensionKey& dimension : dimension_keys) {
+    const std::size_t value = config.*dimension.member;
+    if (value < 1 || value > dimension.limit) {
+      fail("{}: key '{}' must be from 1 to {} (got {})", source, dimension.key, dimension.limit, value);
+    }
+  }
   if (config.layer_types.size() != config.num_hidden_layers) {
     fail("{}: key 'layer_types' lists {} layers but num_hidden_layers is {}", source, config.layer_types.size(),
          config.num_hidden_layers);
@@ -212,11 +236,6 @@ void validate_config(const Config& config, std::string_view source) {
     fail("{}: key 'rms_norm_eps' must be a finite number >= 0", source);
   }
 
-  positive(config.linear_num_key_heads, "linear_num_key_heads", max_dimension);
-  positive(config.linear_num_value_heads, "linear_num_value_heads", max_dimension);
-  positive(config.linear_key_head_dim, "linear_key_head_dim", max_dimension);
-  positive(config.linear_value_head_dim, "linear_value_head_dim", max_dimension);
-  positive(config.linear_conv_kernel_dim, "linear_conv_kernel_dim", max_dimension);
   if (config.linear_num_value_heads % config.linear_num_key_heads != 0) {
     fail("{}: linear_num_value_heads ({}) must be a multiple of linear_num_key_heads ({})", source,
          config.linear_num_value_heads, config.linear_num_key_heads);
@@ -227,9 +246,6 @@ void validate_config(const Config& config, std::string_view source) {
   require_state_size(checked_product({config.linear_conv_kernel_dim - 1, config.linear_conv_dim()}),
                      "Gated DeltaNet convolution state", source);
 
-  positive(config.num_attention_heads, "num_attention_heads", max_dimension);
-  positive(config.num_key_value_heads, "num_key_value_heads", max_dimension);
-  positive(config.head_dim, "head_dim", max_dimension);
   if (config.num_attention_heads % config.num_key_value_heads != 0) {
     fail("{}: num_attention_heads ({}) must be a multiple of num_key_value_heads ({})", source,
          config.num_attention_heads, config.num_key_value_heads);
@@ -256,24 +272,13 @@ Config parse_config(const json& document, std::string_view source) {
   }
   const KeyReader keys(*text, fallback, source);
   Config config;
-  config.hidden_size = keys.dimension("hidden_size");
-  config.intermediate_size = keys.dimension("intermediate_size");
-  config.vocab_size = keys.dimension("vocab_size");
   config.num_hidden_layers = keys.dimension("num_hidden_layers", max_layers);
   config.layer_types = read_layer_types(keys, config.num_hidden_layers);
-
-  const bool linear = config.count_layers(LayerType::linear_attention) > 0;
-  config.linear_num_key_heads = keys.dimension_or("linear_num_key_heads", config.linear_num_key_heads, linear);
-  config.linear_num_value_heads = keys.dimension_or("linear_num_value_heads", config.linear_num_value_heads, linear);
-  config.linear_key_head_dim = keys.dimension_or("linear_key_head_dim", config.linear_key_head_dim, linear);
-  config.linear_value_head_dim = keys.dimension_or("linear_value_head_dim", config.linear_value_head_dim, linear);
-  config.linear_conv_kernel_dim = keys.dimension_or("linear_conv_kernel_dim", config.linear_conv_kernel_dim, linear);
-
-  const bool full = config.count_layers(LayerType::full_attention) > 0;
-  config.num_attention_heads = keys.dimension_or("num_attention_heads", config.num_attention_heads, full);
-  config.num_key_value_heads = keys.dimension_or("num_key_value_heads", config.num_key_value_heads, full);
-  config.head_dim = keys.dimension_or("head_dim", config.head_dim, full);
-  read_rope(keys, config, full);
+  for (const DimensionKey& dimension : dimension_keys) {
+    const bool required = !dimension.needed_by || config.count_layers(*dimension.needed_by) > 0;
+    config.*dimension.member = keys.dimension_or(dimension.key, config.*dimension.member, required, dimension.limit);
+  }
+  read_rope(keys, config, /*required=*/config.count_layers(LayerType::full_attention) > 0);
 
   config.rms_norm_eps = keys.number_or("rms_norm_eps", config.rms_norm_eps);
   config.tie_word_embeddings = keys.boolean_or("tie_word_embeddings", config.tie_word_embeddings);

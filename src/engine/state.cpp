@@ -13,7 +13,6 @@
 
 #include <array>
 #include <cstring>
-#include <utility>
 
 #include "engine/crc32.h"
 #include "support/error.h"
@@ -82,26 +81,28 @@ State::State(const Config& config) : config_(config), shape_fingerprint_(config.
   }
 }
 
-const GatedDeltaNetState& State::gated_delta_net(std::size_t layer) const {
-  if (layer >= layers_.size() || !std::holds_alternative<GatedDeltaNetState>(layers_[layer])) {
-    fail("layer {} is not a Gated DeltaNet (linear_attention) layer", layer);
+template <typename LayerState>
+const LayerState& State::layer_state(std::size_t layer, LayerType type) const {
+  if (layer >= layers_.size() || !std::holds_alternative<LayerState>(layers_[layer])) {
+    fail("layer {} is not a {} layer", layer, layer_type_name(type));
   }
-  return std::get<GatedDeltaNetState>(layers_[layer]);
+  return std::get<LayerState>(layers_[layer]);
+}
+
+const GatedDeltaNetState& State::gated_delta_net(std::size_t layer) const {
+  return layer_state<GatedDeltaNetState>(layer, LayerType::linear_attention);
 }
 
 GatedDeltaNetState& State::gated_delta_net(std::size_t layer) {
-  return const_cast<GatedDeltaNetState&>(std::as_const(*this).gated_delta_net(layer));
+  return const_cast<GatedDeltaNetState&>(layer_state<GatedDeltaNetState>(layer, LayerType::linear_attention));
 }
 
 const AttentionCache& State::attention(std::size_t layer) const {
-  if (layer >= layers_.size() || !std::holds_alternative<AttentionCache>(layers_[layer])) {
-    fail("layer {} is not a full_attention layer", layer);
-  }
-  return std::get<AttentionCache>(layers_[layer]);
+  return layer_state<AttentionCache>(layer, LayerType::full_attention);
 }
 
 AttentionCache& State::attention(std::size_t layer) {
-  return const_cast<AttentionCache&>(std::as_const(*this).attention(layer));
+  return const_cast<AttentionCache&>(layer_state<AttentionCache>(layer, LayerType::full_attention));
 }
 
 std::span<const float> State::recurrent_head(std::size_t layer, std::size_t value_head) const {

@@ -66,6 +66,9 @@ class State {
   }
 
  private:
+  template <typename LayerState>
+  const LayerState& layer_state(std::size_t layer, LayerType type) const;
+
   Config config_;
   std::uint64_t shape_fingerprint_ = 0;
   std::size_t position_ = 0;
