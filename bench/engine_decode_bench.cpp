@@ -1,11 +1,14 @@
 // bench/engine_decode_bench.cpp — decode speed of the engine's dense reference path.
 //
-//   engine_decode_bench make tiny|gdn4b DIR [--layers N] [--dtype F32|BF16]   write a random checkpoint
+//   engine_decode_bench make tiny|gdn4b DIR [--layers N] [--dtype F32|BF16] [--zeros]
+//                                         write a random checkpoint (--zeros: all weights zero but the
+//                                         norms, to time writing a mostly-zero checkpoint)
 //   engine_decode_bench run DIR [--tokens N]                                  print decode tokens/s
 //
 // "gdn4b" has Qwen3.5-4B's layer dimensions (hidden 2560, intermediate 9216, GDN 16×128 keys and
 // 32×128 values, conv 4, attention 16×256 with 4 KV heads) with a small vocabulary (8192) and a few
 // layers (every fourth one full attention, as in the 4B).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -13,6 +16,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "engine/checkpoint.h"
 #include "engine/model.h"
 #include "engine/random_model.h"
 #include "support/error.h"
@@ -49,13 +53,20 @@ Config gdn4b_config(std::size_t layers) {
   return config;
 }
 
-int make(const std::string& preset, const std::string& directory, std::size_t layers, const std::string& dtype_text) {
+int make(const std::string& preset, const std::string& directory, std::size_t layers, const std::string& dtype_text,
+         bool zeros) {
   const auto dtype = parse_dtype(dtype_text);
   if (!dtype || !is_weight_dtype(*dtype)) rvformer::fail("--dtype must be F32, BF16 or F16");
   if (preset != "tiny" && preset != "gdn4b") rvformer::fail("unknown preset '{}' (tiny, gdn4b)", preset);
   const Config config = preset == "tiny" ? tiny_test_config() : gdn4b_config(layers);
+  auto tensors = random_model_tensors(config, 1);
+  if (zeros) {
+    for (auto& tensor : tensors) {
+      if (!tensor.name.ends_with("norm.weight")) std::fill(tensor.values.begin(), tensor.values.end(), 0.0f);
+    }
+  }
   const auto start = Clock::now();
-  write_random_model(directory, config, 1, *dtype);
+  write_checkpoint(directory, config, tensors_to_write(tensors, *dtype));
   fmt::print("wrote {} ({}) in {:.2f} s\n", directory, config.shape_description(), seconds_since(start));
   return 0;
 }
@@ -83,17 +94,19 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::string preset, directory, dtype = "F32";
   std::size_t layers = 4, tokens = 100;
+  bool zeros = false;
   auto* make_command = app.add_subcommand("make", "write a random checkpoint");
   make_command->add_option("PRESET", preset, "tiny or gdn4b")->required();
   make_command->add_option("DIR", directory)->required();
   make_command->add_option("--layers", layers, "layers of the gdn4b preset (default 4)");
   make_command->add_option("--dtype", dtype, "F32 (default), BF16 or F16");
+  make_command->add_flag("--zeros", zeros, "zero every weight except the norms");
   auto* run_command = app.add_subcommand("run", "measure decode tokens/s");
   run_command->add_option("DIR", directory)->required();
   run_command->add_option("--tokens", tokens, "tokens to time (default 100)");
   CLI11_PARSE(app, argc, argv);
   try {
-    return make_command->parsed() ? make(preset, directory, layers, dtype) : run(directory, tokens);
+    return make_command->parsed() ? make(preset, directory, layers, dtype, zeros) : run(directory, tokens);
   } catch (const rvformer::Error& e) {
     fmt::print(stderr, "engine_decode_bench: error: {}\n", e.what());
     return 2;

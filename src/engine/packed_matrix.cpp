@@ -54,7 +54,10 @@ template <std::size_t count>
 
 }  // namespace
 
+// On x86-64 an AVX2 clone is picked at run time; lane-wise arithmetic is the same in every clone.
+#if defined(__x86_64__)
 __attribute__((target_clones("avx2", "default")))
+#endif
 void PackedMatrix::multiply(std::span<const float> x, std::span<float> y) const {
   constexpr std::size_t group = 4;
   const std::size_t panels = (rows_ + panel_rows - 1) / panel_rows;
