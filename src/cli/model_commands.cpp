@@ -1,9 +1,12 @@
 // cli/model_commands.cpp — `rvformer model info|generate`: inspect and run any Qwen3.5 checkpoint
 // with the engine's dense fp32 reference path.
+#include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -26,7 +29,7 @@ struct InfoOptions {
 
 struct GenerateOptions {
   std::string directory;
-  std::vector<std::int64_t> tokens;
+  std::string tokens;
   std::size_t steps = 0;
   bool logits = false;
   std::string load_state;
@@ -77,6 +80,25 @@ int run_info(const InfoOptions& options) {
   return 0;
 }
 
+// "5,17,3" -> {5, 17, 3}; every id must be a decimal number below vocab_size.
+std::vector<engine::TokenId> parse_token_ids(const std::string& text, std::size_t vocab_size) {
+  std::vector<engine::TokenId> tokens;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string_view field(text.data() + start, end - start);
+    std::uint64_t token = 0;
+    const auto [rest, error] = std::from_chars(field.data(), field.data() + field.size(), token);
+    if (field.empty() || error != std::errc() || rest != field.data() + field.size()) {
+      fail("--tokens: '{}' is not a token id (expected comma-separated numbers such as 5,17,3)", field);
+    }
+    if (token >= vocab_size) fail("token id {} is out of range (vocab_size {})", token, vocab_size);
+    tokens.push_back(static_cast<engine::TokenId>(token));
+    if (end == text.size()) return tokens;
+    start = end + 1;
+  }
+}
+
 // One output line: the greedy token, then (with --logits) every logit as %.9g.
 void print_position(const std::vector<float>& logits, bool with_logits, fmt::memory_buffer& line) {
   line.clear();
@@ -90,13 +112,7 @@ void print_position(const std::vector<float>& logits, bool with_logits, fmt::mem
 
 int run_generate(const GenerateOptions& options) {
   const auto model = engine::Model::load(options.directory);
-  std::vector<engine::TokenId> tokens;
-  for (std::int64_t token : options.tokens) {
-    if (token < 0 || static_cast<std::uint64_t>(token) >= model.config().vocab_size) {
-      fail("token id {} is out of range (vocab_size {})", token, model.config().vocab_size);
-    }
-    tokens.push_back(static_cast<engine::TokenId>(token));
-  }
+  const std::vector<engine::TokenId> tokens = parse_token_ids(options.tokens, model.config().vocab_size);
   engine::State state = model.new_state();
   if (!options.load_state.empty()) state.load(options.load_state);
 
@@ -132,9 +148,7 @@ void add_model_commands(CLI::App& app, Action& action) {
       "Teacher-force the given tokens, then feed back the greedy token N more times; print one line per "
       "forward pass: the argmax token id (and with --logits every logit as %.9g)");
   generate->add_option("DIR", generate_options->directory, "checkpoint directory")->required();
-  generate->add_option("--tokens", generate_options->tokens, "comma-separated token ids, e.g. 5,17,3")
-      ->required()
-      ->delimiter(',');
+  generate->add_option("--tokens", generate_options->tokens, "comma-separated token ids, e.g. 5,17,3")->required();
   generate->add_option("--steps", generate_options->steps, "greedy steps after the given tokens (default 0)");
   generate->add_flag("--logits", generate_options->logits, "also print all logits of each position");
   generate->add_option("--load-state", generate_options->load_state, "start from this state file");

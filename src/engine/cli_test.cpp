@@ -105,6 +105,11 @@ TEST_F(ModelCommands, BadInputGivesOneLineErrorsAndStatusTwo) {
   EXPECT_EQ(result.status, 2);
   EXPECT_NE(result.output.find("rvformer: error: token id 101 is out of range (vocab_size 101)"), std::string::npos)
       << result.output;
+  for (const char* tokens : {"\"\"", "1,,2", "1,x", "-1", "1,"}) {
+    result = run_cli("model generate " + directory_->string() + " --tokens " + tokens);
+    EXPECT_EQ(result.status, 2) << tokens;
+    EXPECT_NE(result.output.find("rvformer: error: --tokens: '"), std::string::npos) << result.output;
+  }
   result = run_cli("model info " + (fs::path(::testing::TempDir()) / "no_such_model").string());
   EXPECT_EQ(result.status, 2);
   EXPECT_NE(result.output.find("rvformer: error: cannot open"), std::string::npos) << result.output;
