@@ -219,6 +219,11 @@ ProgramImage load_elf(std::span<const std::uint8_t> bytes, const MemoryMap& map,
 }
 
 ProgramImage load_elf_file(const std::filesystem::path& path, const MemoryMap& map) {
+  // Directories and devices would make reading fail or never end.
+  std::error_code error;
+  if (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error)) {
+    fail("{}: not a regular file", path.string());
+  }
   std::vector<std::uint8_t> bytes = read_file_bytes(path);
   return load_elf(bytes, map, path.string());
 }

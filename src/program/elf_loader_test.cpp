@@ -233,6 +233,14 @@ TEST(ElfLoader, SurvivesTruncationAndCorruption) {
 
 TEST(ElfLoader, NamesTheFileItCannotRead) {
   EXPECT_THROW(load_elf_file("/nonexistent/program.elf", kRvformerMap), Error);
+  for (const char* path : {"/tmp", "/dev/zero"}) {
+    try {
+      load_elf_file(path, kRvformerMap);
+      ADD_FAILURE() << path;
+    } catch (const Error& error) {
+      EXPECT_EQ(error.what(), std::string(path) + ": not a regular file");
+    }
+  }
 }
 
 }  // namespace
