@@ -28,8 +28,9 @@ constexpr Op kLoadOps[] = {Op::kLb, Op::kLh, Op::kLw, Op::kLbu, Op::kLhu};
 constexpr Op kStoreOps[] = {Op::kSb, Op::kSh, Op::kSw};
 constexpr Op kBranchOps[] = {Op::kBeq, Op::kBne, Op::kBlt, Op::kBge, Op::kBltu, Op::kBgeu};
 
-// A group of instructions that a forward jump may skip as a whole. When `skip` > 0 the last
-// instruction jumps over the next `skip` items; its offset is filled in at layout.
+// A group of instructions that a forward jump may skip as a whole. When the last instruction is
+// a jump or branch, its target is the start of the item `skip` items after the next one (0-3);
+// the offset is filled in at layout.
 struct Item {
   std::vector<Instruction> instructions;
   int skip = 0;
