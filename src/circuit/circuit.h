@@ -34,6 +34,12 @@ struct Term {
 // Σ weight · signal. Exactness is checked by the evaluator, not assumed.
 using LinearForm = std::vector<Term>;
 
+// A bit or its complement.
+struct Literal {
+  SignalId signal;
+  bool negated = false;
+};
+
 enum class SignalSource : std::uint8_t { Constant, Input, Neurons, BankRead, Delay };
 
 struct Signal {
@@ -60,12 +66,23 @@ inline constexpr int kBankRows = 128;        // key head dimension
 inline constexpr int kBankHalves = 2;        // value heads per key head
 inline constexpr int kBankLanesPerHalf = 126;  // 128 value lanes minus two norm-balancing lanes
 
+// Which row a port addresses: a one-hot select over the rows, or the row's number in binary. The
+// port is active only when every match literal and every condition (a 0/1 form) is 1; otherwise it selects nothing (a
+// write does nothing and a read gives zeros). The emitter turns this into one linear form per key
+// or query lane — 32 at the selected row, at most −96 elsewhere — so binary addresses and
+// conditions cost no neurons at all (docs/circuit-encoding.md).
+struct RowSelect {
+  std::vector<SignalId> one_hot;  // size rows; or
+  std::vector<SignalId> binary;   // little-endian row number (rows ≤ 2^binary.size())
+  std::vector<Literal> match;     // bits that must be 1 (or 0 when negated), e.g. a bank number
+  std::vector<LinearForm> conditions;
+};
+
 // A Gated DeltaNet key head used as memory: `rows` addressable rows, each holding two halves (one
 // value head each) of up to 126 lanes. The emitter adds two large constant lanes to every written
 // half so the gated RMSNorm on the read-out is data-independent (docs/circuit-encoding.md).
 struct BankWrite {
-  std::vector<SignalId> row;  // one-hot row select (all zero: no write)
-  LinearForm enable;          // empty or {0,1}: the write happens only when 1
+  RowSelect row;
   // Per half: the write strength β as a logical form with values in {0, 1/2, 1}:
   // 0 keeps the row, 1 overwrites it, 1/2 moves every lane half-way to the new value.
   LinearForm beta[kBankHalves];
@@ -73,8 +90,7 @@ struct BankWrite {
 };
 
 struct BankRead {
-  std::vector<SignalId> row;  // one-hot row select (all zero: reads zeros)
-  LinearForm enable;          // empty or {0,1}
+  RowSelect row;
   // Per half and lane: where the lane's read-out value goes.
   std::vector<std::vector<Term>> lanes[kBankHalves];
 };

@@ -61,16 +61,15 @@ struct MemoryCircuit : BitsCircuit {
     for (int r = 0; r < 4; ++r)
       row.push_back(g.all("row" + std::to_string(r), {r & 1 ? lit(bits[0]) : nlit(bits[0]), r & 2 ? lit(bits[1]) : nlit(bits[1])}));
     read0 = c.add_read_signal("mem.read0");
-    read1 = c.add_read_signal("mem.read1");
+    read1 = c.add_read_signal("mem.read1", 0, 1, 1.0 / 256);  // a halving counter
     Bank bank{"mem", 4};
     bank.has_write = bank.has_read = true;
-    bank.write.row = row;
-    bank.write.enable = F(bits[3]);
+    bank.write.row = {.one_hot = row, .binary = {}, .conditions = {F(bits[3])}};
     bank.write.beta[0] = Form(1.0);
     bank.write.beta[1] = Form(0.5) + 0.5 * F(bits[2]);  // bit 2 resets half 1, else it halves
     bank.write.lanes[0] = {F(bits[2])};
     bank.write.lanes[1] = {F(bits[2])};
-    bank.read.row = row;
+    bank.read.row.binary = {bits[0], bits[1]};
     bank.read.lanes[0] = {{{read0, 1}}};
     bank.read.lanes[1] = {{{read1, 1}}};
     c.add_bank(std::move(bank));

@@ -129,10 +129,29 @@ void Evaluator::run_unit(const MlpUnit& unit) {
   }
 }
 
-int Evaluator::selected_row(const std::vector<SignalId>& row, const std::string& bank, const char* port) const {
+int Evaluator::selected_row(const RowSelect& select, const std::string& bank, int rows, const char* port) const {
+  for (const Literal& l : select.match) {
+    double v = values_[l.signal];
+    if (check_ && v != 0 && v != 1) fail("circuit: a {} match bit of bank {} is {}", port, bank, v);
+    if (v != (l.negated ? 0 : 1)) return -1;
+  }
+  for (const LinearForm& condition : select.conditions) {
+    double v = evaluate(condition, "a row-select condition", bank);
+    if (check_ && v != 0 && v != 1) fail("circuit: a {} condition of bank {} is {}, not 0 or 1", port, bank, v);
+    if (v != 1) return -1;
+  }
+  if (!select.binary.empty()) {
+    int row = 0;
+    for (std::size_t i = 0; i < select.binary.size(); ++i) {
+      double v = values_[select.binary[i]];
+      if (check_ && v != 0 && v != 1) fail("circuit: {} address bit {} of bank {} is {}", port, i, bank, v);
+      if (v == 1) row |= 1 << i;
+    }
+    return row < rows ? row : -1;
+  }
   int selected = -1;
-  for (int r = 0; r < static_cast<int>(row.size()); ++r) {
-    double v = values_[row[r]];
+  for (int r = 0; r < static_cast<int>(select.one_hot.size()); ++r) {
+    double v = values_[select.one_hot[r]];
     if (v == 0) continue;
     if (v != 1 || selected >= 0) {
       if (!check_) return -1;
@@ -143,13 +162,6 @@ int Evaluator::selected_row(const std::vector<SignalId>& row, const std::string&
   return selected;
 }
 
-bool Evaluator::enabled(const LinearForm& enable, const std::string& bank, const char* port) const {
-  if (enable.empty()) return true;
-  double v = evaluate(enable, "the enable", bank);
-  if (check_ && v != 0 && v != 1) fail("circuit: the {} enable of bank {} is {}, not 0 or 1", port, bank, v);
-  return v == 1;
-}
-
 void Evaluator::run_bank(int index) {
   const Bank& bank = circuit_.banks()[index];
   BankState& state = banks_[index];
@@ -158,8 +170,8 @@ void Evaluator::run_bank(int index) {
   };
   if (bank.has_write) {
     const BankWrite& w = bank.write;
-    int row = selected_row(w.row, bank.name, "write");
-    if (row >= 0 && enabled(w.enable, bank.name, "write")) {
+    int row = selected_row(w.row, bank.name, bank.rows, "write");
+    if (row >= 0) {
       for (int h = 0; h < kBankHalves; ++h) {
         double beta = evaluate(w.beta[h], "the write strength", bank.name);
         if (check_ && beta != 0 && beta != 0.5 && beta != 1)
@@ -183,8 +195,8 @@ void Evaluator::run_bank(int index) {
   }
   if (bank.has_read) {
     const BankRead& r = bank.read;
-    int row = selected_row(r.row, bank.name, "read");
-    if (row < 0 || !enabled(r.enable, bank.name, "read")) return;
+    int row = selected_row(r.row, bank.name, bank.rows, "read");
+    if (row < 0) return;
     for (int h = 0; h < kBankHalves; ++h)
       for (int l = 0; l < static_cast<int>(r.lanes[h].size()); ++l) {
         double v = lane_at(row, h, l);

@@ -45,8 +45,7 @@ class Evaluator {
   double evaluate(const LinearForm& form, const char* what, const std::string& owner) const;
   void run_unit(const MlpUnit& unit);
   void run_bank(int index);
-  int selected_row(const std::vector<SignalId>& row, const std::string& bank, const char* port) const;
-  bool enabled(const LinearForm& enable, const std::string& bank, const char* port) const;
+  int selected_row(const RowSelect& select, const std::string& bank, int rows, const char* port) const;
   void check_range(SignalId signal) const;
   std::uint32_t argmax_next_token() const;
 

@@ -63,7 +63,7 @@ SignalId Gates::relu(const std::string& name, const Form& t, double max) {
   return out;
 }
 
-void Gates::add_all(SignalId out, const std::vector<Literal>& literals, double weight, const Form& condition) {
+void Gates::add_all(SignalId out, const std::vector<Literal>& literals, const Form& condition, double weight) {
   double needed = static_cast<double>(literals.size()) + (condition.terms().empty() ? 0 : 1);
   add_relu(out, literal_sum(literals) + condition - (needed - 1), weight);
 }
@@ -76,7 +76,7 @@ SignalId Gates::all(const std::string& name, const std::vector<Literal>& literal
 
 SignalId Gates::all(const std::string& name, const std::vector<Literal>& literals, const Form& condition) {
   SignalId out = signal(name);
-  add_all(out, literals, 1, condition);
+  add_all(out, literals, condition);
   return out;
 }
 

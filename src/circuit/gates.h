@@ -47,11 +47,6 @@ Form sum_of(const std::vector<SignalId>& signals);
 // Σ 2^i · bits[i]: the unsigned integer spelled by little-endian bits.
 Form binary_value(const std::vector<SignalId>& bits);
 
-// A bit or its complement, for AND terms.
-struct Literal {
-  SignalId signal;
-  bool negated = false;
-};
 inline Literal operator~(Literal l) { return {l.signal, !l.negated}; }
 inline Literal lit(SignalId s) { return {s, false}; }
 inline Literal nlit(SignalId s) { return {s, true}; }
@@ -95,8 +90,8 @@ class Gates {
 
   // Adds `weight · [t ≥ threshold]` to `out` (two neurons), for building sums of steps.
   void add_step(SignalId out, const Form& t, double threshold, double weight = 1);
-  // Adds `weight · AND(literals)` to `out` (one neuron).
-  void add_all(SignalId out, const std::vector<Literal>& literals, double weight = 1, const Form& condition = Form());
+  // Adds `weight · AND(literals, condition)` to `out` (one neuron; the condition is a 0/1 form).
+  void add_all(SignalId out, const std::vector<Literal>& literals, const Form& condition = Form(), double weight = 1);
 
  private:
   Circuit& c_;

@@ -44,15 +44,26 @@ std::vector<MlpUnit> group_units(const Circuit& circuit) {
   return units;
 }
 
+void append_select(const Bank& bank, const RowSelect& select, const char* port, std::vector<SignalId>& out) {
+  bool one_hot = !select.one_hot.empty();
+  if (one_hot == !select.binary.empty())
+    fail("circuit: the {} row select of bank {} needs either a one-hot or a binary row", port, bank.name);
+  if (one_hot && static_cast<int>(select.one_hot.size()) != bank.rows)
+    fail("circuit: bank {} {} row select has {} signals for {} rows", bank.name, port, select.one_hot.size(), bank.rows);
+  if (!one_hot && (1 << select.binary.size()) < bank.rows)
+    fail("circuit: bank {} {} row address of {} bits cannot reach {} rows", bank.name, port, select.binary.size(), bank.rows);
+  out.insert(out.end(), select.one_hot.begin(), select.one_hot.end());
+  out.insert(out.end(), select.binary.begin(), select.binary.end());
+  for (const Literal& l : select.match) out.push_back(l.signal);
+  for (const LinearForm& c : select.conditions) append_inputs(c, out);
+}
+
 Step bank_step(const Circuit& circuit, std::uint32_t b) {
   const Bank& bank = circuit.banks()[b];
   Step step{Step::Kind::Bank, b, {}, {}};
   if (bank.has_write) {
     const BankWrite& w = bank.write;
-    if (static_cast<int>(w.row.size()) != bank.rows)
-      fail("circuit: bank {} write row select has {} signals for {} rows", bank.name, w.row.size(), bank.rows);
-    step.inputs.insert(step.inputs.end(), w.row.begin(), w.row.end());
-    append_inputs(w.enable, step.inputs);
+    append_select(bank, w.row, "write", step.inputs);
     for (int h = 0; h < kBankHalves; ++h) {
       if (static_cast<int>(w.lanes[h].size()) > kBankLanesPerHalf)
         fail("circuit: bank {} half {} has {} lanes (at most {})", bank.name, h, w.lanes[h].size(), kBankLanesPerHalf);
@@ -62,10 +73,7 @@ Step bank_step(const Circuit& circuit, std::uint32_t b) {
   }
   if (bank.has_read) {
     const BankRead& r = bank.read;
-    if (static_cast<int>(r.row.size()) != bank.rows)
-      fail("circuit: bank {} read row select has {} signals for {} rows", bank.name, r.row.size(), bank.rows);
-    step.inputs.insert(step.inputs.end(), r.row.begin(), r.row.end());
-    append_inputs(r.enable, step.inputs);
+    append_select(bank, r.row, "read", step.inputs);
     for (int h = 0; h < kBankHalves; ++h) {
       if (static_cast<int>(r.lanes[h].size()) > kBankLanesPerHalf)
         fail("circuit: bank {} reads {} lanes of half {}", bank.name, r.lanes[h].size(), h);

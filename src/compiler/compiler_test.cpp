@@ -45,21 +45,20 @@ struct ToyMachine {
     for (int i = 0; i < 4; ++i) read[i] = c.add_read_signal("toy.read" + std::to_string(i));
     Bank memory{"memory", 8};
     memory.has_write = memory.has_read = true;
-    memory.write.row = row;
-    memory.write.enable = F(is_write);
+    memory.write.row = {.one_hot = row, .binary = {}, .conditions = {F(is_write)}};
     memory.write.beta[0] = Form(1.0);
     for (int i = 0; i < 4; ++i) memory.write.lanes[0].push_back(F(value[i]));
-    memory.read.row = row;
+    memory.read.row.binary = addr;  // the same rows, addressed in binary
     for (int i = 0; i < 4; ++i) memory.read.lanes[0].push_back({{read[i], 1}});
     memory_bank = c.add_bank(std::move(memory));
 
     SignalId count = c.add_read_signal("toy.count", 0, 1, 1.0 / 256);
     Bank counter{"counter", 1};
     counter.has_write = counter.has_read = true;
-    counter.write.row = {kOne};
+    counter.write.row.one_hot = {kOne};
     counter.write.beta[0] = Form(0.5) + 0.5 * F(is_write);
     counter.write.lanes[0] = {F(is_write)};
-    counter.read.row = {kOne};
+    counter.read.row.one_hot = {kOne};
     counter.read.lanes[0] = {{{count, 1}}};
     c.add_bank(std::move(counter));
 

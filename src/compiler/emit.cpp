@@ -165,15 +165,31 @@ class Emitter {
     return static_cast<std::size_t>(2 * head + half) * kKeyDim + lane;
   }
 
-  // One-hot select into key or query lanes: 32 at the selected row; with an enable form E, the
-  // extra 128·(E − 1) pushes every lane to ≤ −96 (SiLU → −0) when E = 0.
-  void emit_select(Matrix& qkv, std::size_t first_row, const std::vector<SignalId>& row, const LinearForm& enable) {
-    for (std::size_t r = 0; r < row.size(); ++r) {
-      qkv.at(first_row + r, dim(row[r])) += static_cast<float>(kOneHotLevel);
-      if (!enable.empty()) {
-        add_form(qkv, first_row + r, enable, kSelectGate);
-        qkv.at(first_row + r, 0) -= static_cast<float>(kSelectGate);
+  // Key or query lanes of a row select. Every true condition or match literal adds 128, and the
+  // bias takes 128 per condition back, so any false one pushes the lane to ≤ −96, where SiLU is
+  // exactly −0. One-hot: plus 32·[row r]. Binary: plus 128 per address bit matching r, minus
+  // 128·bits − 32: exactly 32 when everything matches. No neuron decodes the address.
+  void emit_select(Matrix& qkv, std::size_t first_row, int rows, const circuit::RowSelect& select) {
+    double conditions = static_cast<double>(select.conditions.size() + select.match.size());
+    for (int r = 0; r < rows; ++r) {
+      std::size_t lane = first_row + r;
+      for (const LinearForm& c : select.conditions) add_form(qkv, lane, c, kSelectGate);
+      double bias = -kSelectGate * conditions;
+      for (const circuit::Literal& l : select.match) {
+        qkv.at(lane, dim(l.signal)) += static_cast<float>(l.negated ? -kSelectGate : kSelectGate);
+        if (l.negated) bias += kSelectGate;
       }
+      if (!select.one_hot.empty()) {
+        qkv.at(lane, dim(select.one_hot[r])) += static_cast<float>(kOneHotLevel);
+      } else {
+        for (std::size_t i = 0; i < select.binary.size(); ++i) {
+          bool one = (r >> i) & 1;
+          qkv.at(lane, dim(select.binary[i])) += static_cast<float>(one ? kSelectGate : -kSelectGate);
+          bias += one ? 0 : kSelectGate;
+        }
+        bias -= kSelectGate * static_cast<double>(select.binary.size()) - kOneHotLevel;
+      }
+      qkv.at(lane, 0) += exact(bias, "a select bias");
     }
   }
 
@@ -185,7 +201,7 @@ class Emitter {
 
   void emit_bank(const circuit::Bank& bank, int head, GdnTensors& t) {
     if (bank.has_write) {
-      emit_select(t.qkv, key_row(head, 0), bank.write.row, bank.write.enable);
+      emit_select(t.qkv, key_row(head, 0), bank.rows, bank.write.row);
       for (int half = 0; half < circuit::kBankHalves; ++half) {
         emit_half_constants(t, head, half);
         // b = 256·β − 128 gives σ(b) exactly 0, 1/2 or 1.
@@ -197,7 +213,7 @@ class Emitter {
       }
     }
     if (bank.has_read) {
-      emit_select(t.qkv, query_row(head, 0), bank.read.row, bank.read.enable);
+      emit_select(t.qkv, query_row(head, 0), bank.rows, bank.read.row);
       for (int half = 0; half < circuit::kBankHalves; ++half) {
         emit_half_constants(t, head, half);
         const auto& lanes = bank.read.lanes[half];

@@ -105,19 +105,31 @@ void place_steps(const circuit::Circuit& circuit, const circuit::CircuitGraph& g
   p.num_layers = last_slot / 2 + 1;
 }
 
-// Register allocation of residual dimensions. Dimensions [0, constant_dims) hold the big constant;
-// output signals get reserved dimensions (the tied LM head row of a token doubles as its embedding
-// there, so they start with that code and are cleared in the first MLP).
+// Register allocation of residual dimensions. Dimensions [0, constant_dims) hold the big constant.
+// An output signal owns a fixed dimension, because the tied LM-head row of the token fed in doubles
+// as its embedding there: the dimension starts with that code, the first MLP clears it, and until
+// the output is computed other signals may borrow it. Any dimension is handed to a new signal once
+// its previous signal is dead; that signal is then cleared by one neuron in an MLP at or after its
+// last reader (in the same MLP as the new signal's neurons, if need be: the MLP adds new − old).
 void allocate_dims(const circuit::Circuit& circuit, Placement& p, const Lifetimes& life, int constant_dims) {
   const auto& signals = circuit.signals();
   p.signal_dim.assign(signals.size(), -1);
   p.signal_dim[circuit::kOne] = 0;
+  struct Free {
+    int dim;
+    int available_from;  // the MLP slot that clears the previous signal (or the output code)
+    int lend_until;      // the latest slot a borrower may be cleared in (kNever: not an output's)
+    SignalId previous;   // signal to clear when the dimension is reused (0: none)
+  };
+  std::vector<Free> free;
   int next_dim = constant_dims;
   for (SignalId s : circuit.outputs()) {
     if (p.signal_dim[s] >= 0) fail("compiler: signal {} is marked as an output twice", signals[s].name);
     if (signals[s].source != SignalSource::Neurons && signals[s].source != SignalSource::BankRead)
       fail("compiler: output {} must be computed (its dimension starts with the token's own code)", signals[s].name);
     p.signal_dim[s] = next_dim++;
+    int birth = life.ready[s];
+    free.push_back({p.signal_dim[s], 1, signals[s].source == SignalSource::Neurons ? birth : birth - 1, 0});
   }
 
   std::vector<SignalId> order;
@@ -125,37 +137,32 @@ void allocate_dims(const circuit::Circuit& circuit, Placement& p, const Lifetime
     if (p.signal_dim[s] < 0) order.push_back(s);
   std::stable_sort(order.begin(), order.end(), [&](SignalId a, SignalId b) { return life.ready[a] < life.ready[b]; });
 
-  struct Freed {
-    int clear_slot;  // MLP slot that clears the previous occupant
-    int dim;
-    SignalId previous;
-    bool operator>(const Freed& o) const { return clear_slot > o.clear_slot; }
-  };
-  std::priority_queue<Freed, std::vector<Freed>, std::greater<>> pending;
-  std::vector<Freed> available;
   for (SignalId s : order) {
     int birth = life.ready[s];
-    // A neuron signal may take a dimension cleared in its own MLP (the MLP adds new − old);
-    // anything written by a mixer needs the clear in an earlier MLP.
+    // A neuron signal may take a dimension cleared in its own MLP; a mixer output needs the clear
+    // in an earlier MLP. Its own clear must come before the dimension's owner needs it back.
     int latest_clear = signals[s].source == SignalSource::Neurons ? birth : birth - 1;
-    while (!pending.empty() && pending.top().clear_slot <= latest_clear) {
-      available.push_back(pending.top());
-      pending.pop();
-    }
-    int dim;
-    if (!available.empty()) {
-      Freed f = available.back();
-      available.pop_back();
-      dim = f.dim;
-      p.clears.push_back({f.previous, f.clear_slot / 2});
+    int clear = life.death[s] == kNever ? kNever : next_with_parity(std::max(life.death[s], birth + 1), 1);
+    auto fits = [&](const Free& f) { return f.available_from <= latest_clear && clear <= f.lend_until; };
+    // Prefer the dimension that is lent for the shortest time, to keep long ones for long signals.
+    auto best = free.end();
+    for (auto it = free.begin(); it != free.end(); ++it)
+      if (fits(*it) && (best == free.end() || it->lend_until < best->lend_until)) best = it;
+    int dim, lend_until = kNever;
+    if (best != free.end()) {
+      dim = best->dim;
+      lend_until = best->lend_until;
+      if (best->previous) p.clears.push_back({best->previous, best->available_from / 2});
+      free.erase(best);
     } else {
       dim = next_dim++;
     }
     p.signal_dim[s] = dim;
-    // The clear must come after the signal is written and no earlier than its last reader.
-    if (life.death[s] != kNever)
-      pending.push({next_with_parity(std::max(life.death[s], birth + 1), 1), dim, s});
+    if (clear != kNever) free.push_back({dim, clear, lend_until, s});
   }
+  // A borrowed output dimension goes back to its output: the last borrower must be cleared.
+  for (const Free& f : free)
+    if (f.lend_until != kNever && f.previous) p.clears.push_back({f.previous, f.available_from / 2});
   p.hidden_size = next_dim;
 }
 
