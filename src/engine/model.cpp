@@ -137,9 +137,11 @@ std::vector<float> Model::final_hidden(State& state, TokenId token) const {
                      update);
     }
     add_in_place(hidden, update);
+    if (observer_) observer_(layer, false, hidden);
     rms_norm_zero_centred(hidden, weights.post_attention_layernorm, eps, normed);
     mlp_step(weights.mlp, normed, update);
     add_in_place(hidden, update);
+    if (observer_) observer_(layer, true, hidden);
   }
   state.advance();
   rms_norm_zero_centred(hidden, norm_, eps, normed);

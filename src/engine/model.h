@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <variant>
 #include <vector>
@@ -52,6 +53,11 @@ class Model {
   // Feeds every token in order (at least one); returns the logits after the last.
   std::vector<float> prefill(State& state, std::span<const TokenId> tokens) const;
 
+  // For inspection (tools and tests): called with the residual stream after each sublayer of each
+  // layer — `after_mlp` false after the mixer, true after the MLP. Does not change any result.
+  using ResidualObserver = std::function<void(std::size_t layer, bool after_mlp, std::span<const float> residual)>;
+  void set_residual_observer(ResidualObserver observer) { observer_ = std::move(observer); }
+
  private:
   void check_input(const State& state, TokenId token) const;
   // Runs one token through every layer and the final norm.
@@ -65,6 +71,7 @@ class Model {
   PackedMatrix lm_head_;  // empty when tied to embed_tokens_
   std::vector<DecoderLayerWeights> layers_;
   std::vector<float> rope_inverse_frequencies_;
+  ResidualObserver observer_;
 };
 
 }  // namespace rvformer::engine

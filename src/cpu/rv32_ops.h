@@ -1,0 +1,63 @@
+// cpu/rv32_ops.h — the instructions the in-weights CPU decodes: RV32I (without ECALL, EBREAK and
+// CSRs), M, Zba and FENCE, each identified by its opcode, funct3 and funct7 fields. Everything
+// else is an illegal instruction. (Written independently of the golden emulator's table, which
+// checks it.) Not yet in the weights: div, divu, rem, remu (they trap as illegal until the
+// divider unit is wired in; see docs/trace-protocol.md).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace rvformer::cpu {
+
+enum Rv32Op : int {
+  kLui, kAuipc, kJal, kJalr,
+  kBeq, kBne, kBlt, kBge, kBltu, kBgeu,
+  kLb, kLh, kLw, kLbu, kLhu,
+  kSb, kSh, kSw,
+  kAddi, kSlti, kSltiu, kXori, kOri, kAndi, kSlli, kSrli, kSrai,
+  kAdd, kSub, kSll, kSlt, kSltu, kXor, kSrl, kSra, kOr, kAnd,
+  kMul, kMulh, kMulhsu, kMulhu,
+  kSh1add, kSh2add, kSh3add,
+  kFence,
+  kOpCount
+};
+
+struct Rv32Encoding {
+  const char* name;
+  std::uint8_t opcode;  // bits 6..0
+  int funct3;           // bits 14..12, or -1 when not part of the encoding
+  int funct7;           // bits 31..25, or -1
+};
+
+inline constexpr std::array<Rv32Encoding, kOpCount> kRv32Encodings = {{
+    {"lui", 0x37, -1, -1},    {"auipc", 0x17, -1, -1},  {"jal", 0x6F, -1, -1},     {"jalr", 0x67, 0, -1},
+    {"beq", 0x63, 0, -1},     {"bne", 0x63, 1, -1},     {"blt", 0x63, 4, -1},      {"bge", 0x63, 5, -1},
+    {"bltu", 0x63, 6, -1},    {"bgeu", 0x63, 7, -1},
+    {"lb", 0x03, 0, -1},      {"lh", 0x03, 1, -1},      {"lw", 0x03, 2, -1},       {"lbu", 0x03, 4, -1},
+    {"lhu", 0x03, 5, -1},
+    {"sb", 0x23, 0, -1},      {"sh", 0x23, 1, -1},      {"sw", 0x23, 2, -1},
+    {"addi", 0x13, 0, -1},    {"slti", 0x13, 2, -1},    {"sltiu", 0x13, 3, -1},    {"xori", 0x13, 4, -1},
+    {"ori", 0x13, 6, -1},     {"andi", 0x13, 7, -1},    {"slli", 0x13, 1, 0x00},   {"srli", 0x13, 5, 0x00},
+    {"srai", 0x13, 5, 0x20},
+    {"add", 0x33, 0, 0x00},   {"sub", 0x33, 0, 0x20},   {"sll", 0x33, 1, 0x00},    {"slt", 0x33, 2, 0x00},
+    {"sltu", 0x33, 3, 0x00},  {"xor", 0x33, 4, 0x00},   {"srl", 0x33, 5, 0x00},    {"sra", 0x33, 5, 0x20},
+    {"or", 0x33, 6, 0x00},    {"and", 0x33, 7, 0x00},
+    {"mul", 0x33, 0, 0x01},   {"mulh", 0x33, 1, 0x01},  {"mulhsu", 0x33, 2, 0x01}, {"mulhu", 0x33, 3, 0x01},
+    {"sh1add", 0x33, 2, 0x10}, {"sh2add", 0x33, 4, 0x10}, {"sh3add", 0x33, 6, 0x10},
+    {"fence", 0x0F, 0, -1},
+}};
+
+// The op a word decodes to, or kOpCount for an illegal instruction.
+constexpr int decode_rv32_op(std::uint32_t word) {
+  for (int op = 0; op < kOpCount; ++op) {
+    const Rv32Encoding& e = kRv32Encodings[op];
+    if ((word & 0x7F) != e.opcode) continue;
+    if (e.funct3 >= 0 && static_cast<int>((word >> 12) & 7) != e.funct3) continue;
+    if (e.funct7 >= 0 && static_cast<int>(word >> 25) != e.funct7) continue;
+    return op;
+  }
+  return kOpCount;
+}
+
+}  // namespace rvformer::cpu

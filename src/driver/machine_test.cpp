@@ -1,0 +1,99 @@
+// The machine circuit, run by the exact evaluator, against the golden emulator.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "compiler/emit.h"
+#include "compiler/placement.h"
+#include "driver/evaluator_machine.h"
+#include "driver/model_machine.h"
+#include "engine/checkpoint.h"
+#include "emulator/emulator.h"
+#include "toolchain/program_loader.h"
+
+namespace rvformer::driver {
+namespace {
+
+program::ProgramImage compile(const std::string& name, const std::string& source) {
+  auto path = std::filesystem::path(::testing::TempDir()) / (name + ".c");
+  std::ofstream(path) << source;
+  return toolchain::load_program(path, program::kRvformerMap);
+}
+
+struct Outcome {
+  std::string console;
+  std::uint32_t exit_code = 0;
+  std::uint64_t instructions = 0;
+};
+
+Outcome run_on_emulator(const program::ProgramImage& image) {
+  emulator::Emulator emu(image);
+  Outcome o;
+  auto r = emu.run(100'000'000, [&](std::uint8_t b) { o.console.push_back(static_cast<char>(b)); });
+  o.exit_code = r.exit_code & 0xFF;
+  o.instructions = emu.instructions_retired();
+  return o;
+}
+
+Outcome run_on(TokenMachine& m, const program::ProgramImage& image) {
+  Outcome o;
+  RunOptions options;
+  options.console = [&](std::uint8_t b) { o.console.push_back(static_cast<char>(b)); };
+  RunResult r = run_program(m, image, options);
+  EXPECT_EQ(r.end, RunEnd::kExited);
+  o.exit_code = r.exit_code;
+  o.instructions = r.instructions;
+  return o;
+}
+
+TEST(Machine, RunsAProgramWithStdioLikeTheEmulator) {
+  auto machine = cpu::build_machine();
+  auto image = compile("stdio", R"(
+#include <stdio.h>
+static const char message[] = "hi!\n";
+int main(void) {
+  int s = 0;
+  for (int i = 0; i < 10; i++) s += i * i;
+  for (const char* p = message; *p; p++) putchar(*p);
+  putchar('0' + (s & 7));
+  return s;
+}
+)");
+  Outcome expected = run_on_emulator(image);
+  EvaluatorMachine circuit(*machine);
+  Outcome got = run_on(circuit, image);
+  EXPECT_EQ(got.console, expected.console);
+  EXPECT_EQ(got.exit_code, expected.exit_code);
+  EXPECT_EQ(got.instructions, expected.instructions);
+}
+
+// The dense reference forward pass is slow (a fraction of a second per token), so the weights are
+// checked on a program of a few hundred tokens.
+TEST(Machine, CompiledWeightsRunATinyProgramLikeTheEmulator) {
+  auto machine = cpu::build_machine();
+  auto image = compile("tiny", R"(
+int main(void) {
+  volatile unsigned char* console = (volatile unsigned char*)0xFFFF0000u;
+  int s = 0;
+  for (int i = 1; i <= 5; i++) s += i * i;
+  console[0] = 'A' + (s & 15);
+  return s;
+}
+)");
+  Outcome expected = run_on_emulator(image);
+  circuit::CircuitGraph graph = circuit::analyze(machine->circuit);
+  compiler::Placement placement = compiler::place(machine->circuit, graph);
+  compiler::EmittedModel emitted = compiler::emit(machine->circuit, graph, placement);
+  auto dir = std::filesystem::path(::testing::TempDir()) / "machine_model";
+  auto tensors = emitted.tensors_to_write();
+  engine::write_checkpoint(dir, emitted.config, tensors);
+  engine::Model model = engine::Model::load(dir);
+  ModelMachine weights(model);
+  Outcome in_weights = run_on(weights, image);
+  EXPECT_EQ(in_weights.console, expected.console);
+  EXPECT_EQ(in_weights.exit_code, expected.exit_code);
+  EXPECT_EQ(in_weights.instructions, expected.instructions);
+}
+
+}  // namespace
+}  // namespace rvformer::driver

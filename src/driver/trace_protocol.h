@@ -1,0 +1,58 @@
+// driver/trace_protocol.h — turning a program into tokens, and a token stream back into what the
+// program did. The driver never touches the model's state: it feeds the image as tokens, then feeds
+// every token the model emits back to it, and reads console bytes, the exit status and trap
+// reports off the stream (docs/trace-protocol.md).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cpu/trace_tokens.h"
+#include "program/program_image.h"
+
+namespace rvformer::driver {
+
+// Tokens that load `image` (code and read-only data rows that are not all zero) and start it:
+// JUMP(row) + halfwords per row, then START and JUMP(entry). Throws rvformer::Error for images the
+// in-weights machine cannot load (initialised RAM, a memory map other than rvformer's).
+std::vector<std::uint32_t> program_load_tokens(const program::ProgramImage& image);
+
+// Anything that runs one forward pass: feed a token, get the next one.
+class TokenMachine {
+ public:
+  virtual ~TokenMachine() = default;
+  virtual std::uint32_t feed(std::uint32_t token) = 0;
+};
+
+enum class RunEnd : std::uint8_t { kExited, kTrapped, kInstructionLimit };
+
+struct TrapReport {
+  cpu::FaultCause cause;
+  std::uint32_t pc = 0;
+  std::uint32_t address = 0;
+};
+
+struct RunResult {
+  RunEnd end = RunEnd::kInstructionLimit;
+  std::uint32_t exit_code = 0;   // the low 8 bits of the code the program stored (POSIX status)
+  TrapReport trap;
+  std::uint64_t instructions = 0;  // retired
+  std::uint64_t trace_tokens = 0;  // passes after loading, the token that started the program included
+  std::uint64_t load_tokens = 0;
+};
+
+struct RunOptions {
+  std::uint64_t max_instructions = ~std::uint64_t{0};
+  std::function<void(std::uint8_t)> console;   // each console byte
+  std::function<void(std::uint32_t)> on_token;  // every token fed (loading included), in order
+  // Called after each retired instruction with the count so far (for lockstep checking).
+  std::function<void(std::uint64_t)> on_retired;
+};
+
+// Loads and runs `image` on `machine`. Throws rvformer::Error if the stream breaks the protocol.
+RunResult run_program(TokenMachine& machine, const program::ProgramImage& image, const RunOptions& options);
+
+}  // namespace rvformer::driver
