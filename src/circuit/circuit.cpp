@@ -85,4 +85,76 @@ std::pair<const TokenFamily*, std::uint32_t> Circuit::token_family_of(std::uint3
   fail("circuit: token id {} is outside the vocabulary of {}", token, first);
 }
 
+namespace {
+
+// FNV-1a over the bytes of the values fed to it.
+class Hasher {
+ public:
+  template <typename T>
+  void add(const T& value) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(&value);
+    for (std::size_t i = 0; i < sizeof(T); ++i) state_ = (state_ ^ bytes[i]) * 0x100000001b3ull;
+  }
+  void add(const std::string& text) {
+    add(text.size());
+    for (char ch : text) add(ch);
+  }
+  void add(const LinearForm& form) {
+    add(form.size());
+    for (const Term& t : form) add(t.signal), add(t.weight);
+  }
+  void add(const RowSelect& select) {
+    add(select.one_hot.size());
+    for (SignalId s : select.one_hot) add(s);
+    add(select.binary.size());
+    for (SignalId s : select.binary) add(s);
+    add(select.match.size());
+    for (const Literal& l : select.match) add(l.signal), add(l.negated);
+    add(select.conditions.size());
+    for (const LinearForm& f : select.conditions) add(f);
+  }
+  std::uint64_t value() const { return state_; }
+
+ private:
+  std::uint64_t state_ = 0xcbf29ce484222325ull;
+};
+
+}  // namespace
+
+std::uint64_t Circuit::fingerprint() const {
+  Hasher h;
+  for (const Signal& s : signals_) h.add(s.name), h.add(s.source), h.add(s.min), h.add(s.max), h.add(s.quantum);
+  for (const Neuron& n : neurons_) {
+    h.add(n.gate), h.add(n.up), h.add(n.gate_quantum);
+    h.add(n.down.size());
+    for (const Term& t : n.down) h.add(t.signal), h.add(t.weight);
+  }
+  for (const Bank& b : banks_) {
+    h.add(b.name), h.add(b.rows), h.add(b.has_write), h.add(b.has_read);
+    h.add(b.write.row), h.add(b.read.row);
+    for (int half = 0; half < kBankHalves; ++half) {
+      h.add(b.write.beta[half]);
+      h.add(b.write.lanes[half].size());
+      for (const LinearForm& lane : b.write.lanes[half]) h.add(lane);
+      h.add(b.read.lanes[half].size());
+      for (const auto& targets : b.read.lanes[half]) {
+        h.add(targets.size());
+        for (const Term& t : targets) h.add(t.signal), h.add(t.weight);
+      }
+    }
+  }
+  for (const Delay& d : delays_) h.add(d.input), h.add(d.output);
+  for (SignalId s : outputs_) h.add(s);
+  // Token families: every token's input values and output code.
+  for (const TokenFamily& f : families_) {
+    h.add(f.name), h.add(f.count);
+    for (std::uint32_t i = 0; i < f.count; ++i) {
+      auto add_pair = [&](SignalId s, double v) { h.add(s), h.add(v); };
+      if (f.fill) f.fill(i, add_pair);
+      if (f.code) f.code(i, add_pair);
+    }
+  }
+  return h.value();
+}
+
 }  // namespace rvformer::circuit

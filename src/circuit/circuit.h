@@ -150,6 +150,9 @@ class Circuit {
   std::uint32_t token_id(const std::string& family, std::uint32_t index = 0) const;
   // Which family a token id belongs to, and its index there.
   std::pair<const TokenFamily*, std::uint32_t> token_family_of(std::uint32_t token) const;
+  // A hash of everything that determines the compiled weights (signals, neurons, banks, delays,
+  // outputs, the token table); two circuits with equal fingerprints compile to the same model.
+  std::uint64_t fingerprint() const;
 
  private:
   SignalId add_signal(std::string name, SignalSource source, double min, double max);

@@ -11,5 +11,6 @@ using Action = std::function<int()>;
 // Registers the subcommand groups on `app`; the chosen subcommand stores its action in `action`.
 void add_program_commands(CLI::App& app, Action& action);  // run, cc        (program_commands.cpp)
 void add_model_commands(CLI::App& app, Action& action);    // model info/... (model_commands.cpp)
+void add_machine_commands(CLI::App& app, Action& action);  // compile        (machine_commands.cpp)
 
 }  // namespace rvformer::cli

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   rvformer::cli::Action action;
   rvformer::cli::add_program_commands(app, action);
   rvformer::cli::add_model_commands(app, action);
+  rvformer::cli::add_machine_commands(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

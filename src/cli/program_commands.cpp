@@ -9,7 +9,12 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cpu/machine.h"
+#include "driver/compiled_machine.h"
+#include "driver/model_machine.h"
+#include "driver/trace_protocol.h"
 #include "emulator/emulator.h"
+#include "engine/model.h"
 #include "program/memory_map.h"
 #include "support/error.h"
 #include "toolchain/compiler.h"
@@ -24,6 +29,8 @@ struct RunOptions {
   std::string on = "emulator";
   bool stats = false;
   std::optional<std::uint64_t> max_instructions;
+  std::optional<std::string> model;       // --model DIR (weights only)
+  std::optional<std::string> dump_trace;  // --dump-trace FILE (weights only)
 };
 
 struct CompileCommandOptions {
@@ -40,18 +47,28 @@ void write_console_byte(std::uint8_t byte) {
 }
 
 struct RunStats {
+  std::string on;
   std::uint64_t instructions;
   double seconds;
   std::optional<std::uint32_t> exit_code;
+  std::optional<driver::RunResult> trace;  // when run in the weights
 };
 
 void print_stats(const RunStats& stats) {
   double rate = stats.seconds > 0 ? static_cast<double>(stats.instructions) / stats.seconds : 0;
   std::string exit_code = stats.exit_code ? fmt::format("{}", *stats.exit_code) : "null";
+  std::string trace;
+  if (stats.trace) {
+    double per_instruction = stats.instructions ? static_cast<double>(stats.trace->trace_tokens) / stats.instructions : 0;
+    trace = fmt::format(", \"trace_tokens\": {}, \"load_tokens\": {}, \"trace_tokens_per_instruction\": {:.4f}, "
+                        "\"trace_tokens_per_second\": {:.1f}",
+                        stats.trace->trace_tokens, stats.trace->load_tokens, per_instruction,
+                        stats.seconds > 0 ? static_cast<double>(stats.trace->trace_tokens) / stats.seconds : 0);
+  }
   fmt::print(stderr,
-             "{{\"on\": \"emulator\", \"instructions\": {}, \"seconds\": {:.6f}, "
-             "\"instructions_per_second\": {:.0f}, \"exit_code\": {}}}\n",
-             stats.instructions, stats.seconds, rate, exit_code);
+             "{{\"on\": \"{}\", \"instructions\": {}, \"seconds\": {:.6f}, "
+             "\"instructions_per_second\": {:.0f}{}, \"exit_code\": {}}}\n",
+             stats.on, stats.instructions, stats.seconds, rate, trace, exit_code);
 }
 
 // Why the run did not end with the program's own exit, or nothing.
@@ -81,19 +98,63 @@ int run_on_emulator(const program::ProgramImage& image, const RunOptions& option
   // Printed here rather than thrown, so that --stats stays the last line of stderr.
   if (failure) fmt::print(stderr, "rvformer: error: {}\n", *failure);
   if (options.stats) {
-    print_stats({.instructions = machine.instructions_retired(),
+    print_stats({.on = "emulator",
+                 .instructions = machine.instructions_retired(),
                  .seconds = elapsed.count(),
-                 .exit_code = failure ? std::nullopt : std::optional(result.exit_code)});
+                 .exit_code = failure ? std::nullopt : std::optional(result.exit_code),
+                 .trace = std::nullopt});
   }
   // The process exit status carries the program's exit code modulo 256, as POSIX exit() does.
   return failure ? 2 : static_cast<int>(result.exit_code & 0xFF);
 }
 
+void print_progress(const std::string& message) { fmt::print(stderr, "rvformer: {}\n", message); }
+
+int run_in_weights(const program::ProgramImage& image, const RunOptions& options) {
+  // Check the image before the long model work: a bad image fails in a second.
+  driver::program_load_tokens(image);
+  std::unique_ptr<cpu::Machine> machine = cpu::build_machine();
+  std::optional<std::filesystem::path> model_dir;
+  if (options.model) model_dir = *options.model;
+  std::filesystem::path checkpoint = driver::machine_checkpoint(*machine, model_dir, print_progress);
+  print_progress("loading " + checkpoint.string());
+  engine::Model model = engine::Model::load(checkpoint);
+  driver::ModelMachine weights(model);
+
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> dump(nullptr, std::fclose);
+  if (options.dump_trace) {
+    dump.reset(std::fopen(options.dump_trace->c_str(), "w"));
+    if (!dump) fail("cannot write the trace to {}", *options.dump_trace);
+  }
+  driver::RunOptions run{.max_instructions = options.max_instructions.value_or(std::numeric_limits<std::uint64_t>::max()),
+                         .console = write_console_byte,
+                         .on_token = [&](std::uint32_t token) { if (dump) fmt::print(dump.get(), "{}\n", token); },
+                         .on_retired = nullptr};
+  auto start = std::chrono::steady_clock::now();
+  driver::RunResult result = driver::run_program(weights, image, run);
+  std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  std::fflush(stdout);
+  std::optional<std::string> failure;
+  if (result.end == driver::RunEnd::kTrapped) failure = "the program trapped: " + driver::describe_trap(result.trap, image);
+  if (result.end == driver::RunEnd::kInstructionLimit)
+    failure = fmt::format("the program did not finish within {} instructions", result.instructions);
+  if (failure) fmt::print(stderr, "rvformer: error: {}\n", *failure);
+  if (options.stats)
+    print_stats({.on = "weights",
+                 .instructions = result.instructions,
+                 .seconds = elapsed.count(),
+                 .exit_code = failure ? std::nullopt : std::optional(result.exit_code),
+                 .trace = result});
+  return failure ? 2 : static_cast<int>(result.exit_code & 0xFF);
+}
+
 int run_command(const RunOptions& options) {
-  if (options.on == "weights") fail("the in-weights CPU is not built yet");
+  if (options.on != "weights" && (options.model || options.dump_trace))
+    fail("--model and --dump-trace apply to runs in the weights (--on weights)");
   std::filesystem::path program =
       options.program.empty() ? toolchain::default_program() : std::filesystem::path(options.program);
-  return run_on_emulator(toolchain::load_program(program, program::kRvformerMap), options);
+  program::ProgramImage image = toolchain::load_program(program, program::kRvformerMap);
+  return options.on == "weights" ? run_in_weights(image, options) : run_on_emulator(image, options);
 }
 
 int compile_command(const CompileCommandOptions& options) {
@@ -117,6 +178,10 @@ void add_run_command(CLI::App& app, Action& action) {
                 "Print instructions and seconds as one JSON line, the last line of stderr");
   run->add_option("--max-instructions", options->max_instructions,
                   "Stop with an error after N instructions");
+  run->add_option("--model", options->model,
+                  "Compiled machine checkpoint to run (default: the cached one, compiled on first use)");
+  run->add_option("--dump-trace", options->dump_trace,
+                  "Write every token fed to the model (loading included), one id per line, to FILE");
   run->callback([options, &action] { action = [options] { return run_command(*options); }; });
 }
 

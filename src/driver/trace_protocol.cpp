@@ -2,6 +2,7 @@
 #include "driver/trace_protocol.h"
 
 #include "cpu/machine.h"
+#include "emulator/emulator.h"
 #include "support/error.h"
 
 namespace rvformer::driver {
@@ -111,6 +112,26 @@ RunResult run_program(TokenMachine& machine, const program::ProgramImage& image,
     }
     token = next;
   }
+}
+
+std::string describe_trap(const TrapReport& trap, const program::ProgramImage& image) {
+  using emulator::TrapCause;
+  TrapCause cause = TrapCause::kIllegalInstruction;
+  switch (trap.cause) {
+    case cpu::FaultCause::kIllegalInstruction: cause = TrapCause::kIllegalInstruction; break;
+    case cpu::FaultCause::kInstructionAddressMisaligned: cause = TrapCause::kInstructionAddressMisaligned; break;
+    case cpu::FaultCause::kFetchAccessSequential:
+    case cpu::FaultCause::kFetchAccessAfterJump: cause = TrapCause::kInstructionAccessFault; break;
+    case cpu::FaultCause::kLoadAddressMisaligned: cause = TrapCause::kLoadAddressMisaligned; break;
+    case cpu::FaultCause::kLoadAccessFault: cause = TrapCause::kLoadAccessFault; break;
+    case cpu::FaultCause::kStoreAddressMisaligned: cause = TrapCause::kStoreAddressMisaligned; break;
+    case cpu::FaultCause::kStoreAccessFault: cause = TrapCause::kStoreAccessFault; break;
+  }
+  std::uint32_t instruction = 0;
+  std::uint32_t offset = trap.pc - image.map.code.base;
+  if (cause != TrapCause::kInstructionAccessFault && offset + 4 <= image.code.size())
+    for (int i = 0; i < 4; ++i) instruction |= std::uint32_t{image.code[offset + i]} << (8 * i);
+  return emulator::describe_trap({cause, trap.pc, instruction, trap.address}, image.map);
 }
 
 }  // namespace rvformer::driver

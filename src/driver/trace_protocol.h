@@ -55,4 +55,8 @@ struct RunOptions {
 // Loads and runs `image` on `machine`. Throws rvformer::Error if the stream breaks the protocol.
 RunResult run_program(TokenMachine& machine, const program::ProgramImage& image, const RunOptions& options);
 
+// The same one-line description of a trap the golden machine gives ("illegal instruction at pc
+// 0x... (instruction 0x...)"), from a FAULT report and the program image (for the instruction word).
+std::string describe_trap(const TrapReport& trap, const program::ProgramImage& image);
+
 }  // namespace rvformer::driver

@@ -1,0 +1,98 @@
+// driver/compiled_machine.cpp — see compiled_machine.h.
+#include "driver/compiled_machine.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "circuit/graph.h"
+#include "compiler/emit.h"
+#include "compiler/placement.h"
+#include "engine/checkpoint.h"
+#include "support/error.h"
+#include "support/file.h"
+
+namespace rvformer::driver {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kInfoFile = "rvformer-machine.json";
+
+fs::path cache_root() {
+  if (const char* dir = std::getenv("RVFORMER_CACHE")) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME")) return fs::path(xdg) / "rvformer";
+  if (const char* home = std::getenv("HOME")) return fs::path(home) / ".cache" / "rvformer";
+  fail("no cache directory for the compiled machine: set RVFORMER_CACHE (or HOME)");
+}
+
+std::string hex(std::uint64_t value) { return fmt::format("{:016x}", value); }
+
+}  // namespace
+
+CompiledMachineInfo compile_machine(const cpu::Machine& machine, const fs::path& directory, const Progress& progress) {
+  const circuit::Circuit& c = machine.circuit;
+  progress(fmt::format("placing {} neurons, {} memory banks and {} delays into layers", c.neurons().size(),
+                       c.banks().size(), c.delays().size()));
+  circuit::CircuitGraph graph = circuit::analyze(c);
+  compiler::Placement placement = compiler::place(c, graph);
+  progress(fmt::format("computing the weights of {} layers (hidden size {}, MLP width {}, vocabulary {})",
+                       placement.num_layers, placement.hidden_size, placement.intermediate_size, c.vocab_size()));
+  compiler::EmittedModel emitted = compiler::emit(c, graph, placement);
+
+  CompiledMachineInfo info{c.fingerprint(), placement.num_layers, placement.hidden_size, placement.intermediate_size, 0, 0};
+  for (const compiler::EmittedTensor& t : emitted.tensors) {
+    info.parameters += t.values.size();
+    for (float v : t.values) info.zero_parameters += v == 0;
+  }
+  fs::path staging = directory;
+  staging += fmt::format(".partial.{}", ::getpid());
+  fs::remove_all(staging);
+  progress(fmt::format("writing {} parameters ({:.2f}% exactly zero) to {}", info.parameters,
+                       100.0 * static_cast<double>(info.zero_parameters) / static_cast<double>(info.parameters),
+                       directory.string()));
+  std::vector<engine::TensorToWrite> tensors = emitted.tensors_to_write();
+  engine::write_checkpoint(staging, emitted.config, tensors);
+  nlohmann::json json{{"fingerprint", hex(info.fingerprint)},   {"layers", info.layers},
+                      {"hidden_size", info.hidden_size},        {"intermediate_size", info.intermediate_size},
+                      {"parameters", info.parameters},          {"zero_parameters", info.zero_parameters}};
+  write_file_atomic(staging / kInfoFile, json.dump(2) + "\n");
+  fs::remove_all(directory);
+  fs::rename(staging, directory);
+  return info;
+}
+
+CompiledMachineInfo read_machine_info(const fs::path& directory) {
+  fs::path path = directory / kInfoFile;
+  if (!fs::exists(path)) fail("{} is not a compiled rvformer machine (no {})", directory.string(), kInfoFile);
+  try {
+    nlohmann::json json = nlohmann::json::parse(read_file_text(path));
+    return {std::stoull(json.at("fingerprint").get<std::string>(), nullptr, 16), json.at("layers").get<int>(),
+            json.at("hidden_size").get<int>(), json.at("intermediate_size").get<int>(),
+            json.at("parameters").get<std::uint64_t>(), json.at("zero_parameters").get<std::uint64_t>()};
+  } catch (const std::exception& e) {
+    fail("{}: malformed machine description ({})", path.string(), e.what());
+  }
+}
+
+fs::path machine_checkpoint(const cpu::Machine& machine, const std::optional<fs::path>& model, const Progress& progress) {
+  std::uint64_t fingerprint = machine.circuit.fingerprint();
+  if (model) {
+    CompiledMachineInfo info = read_machine_info(*model);
+    if (info.fingerprint != fingerprint)
+      fail("{} was compiled from another machine description (fingerprint {}, this build's is {}); run "
+           "`rvformer compile -o {}` again", model->string(), hex(info.fingerprint), hex(fingerprint), model->string());
+    return *model;
+  }
+  fs::path directory = cache_root() / ("machine-" + hex(fingerprint));
+  if (fs::exists(directory / kInfoFile)) return directory;
+  progress("compiling the machine into weights (once per build; cached in " + directory.string() + ")");
+  fs::create_directories(directory.parent_path());
+  compile_machine(machine, directory, progress);
+  return directory;
+}
+
+}  // namespace rvformer::driver
