@@ -57,13 +57,15 @@ class DelayPacker {
 };
 
 struct Lifetimes {
-  std::vector<int> ready;  // slot that completes the signal (-1: before the first layer)
-  std::vector<int> death;  // last slot that reads it (kNever for outputs)
+  std::vector<int> first_write;  // slot that first writes the signal (banks of a read may span layers)
+  std::vector<int> ready;        // slot that completes it (-1: before the first layer)
+  std::vector<int> death;        // last slot that reads it (kNever for outputs)
 };
 
 void place_steps(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, Placement& p, Lifetimes& life) {
   const auto& signals = circuit.signals();
   life.ready.assign(signals.size(), -1);
+  life.first_write.assign(signals.size(), kNever);
   p.unit_layer.assign(graph.units.size(), -1);
   p.bank_head.assign(circuit.banks().size(), {});
   p.delay_slot.assign(circuit.delays().size(), {});
@@ -94,8 +96,13 @@ void place_steps(const circuit::Circuit& circuit, const circuit::CircuitGraph& g
       }
     }
     step_slot[index] = slot;
-    for (SignalId s : step.outputs) life.ready[s] = std::max(life.ready[s], slot);
+    for (SignalId s : step.outputs) {
+      life.ready[s] = std::max(life.ready[s], slot);
+      life.first_write[s] = std::min(life.first_write[s], slot);
+    }
   }
+  for (SignalId s = 0; s < signals.size(); ++s)
+    if (life.first_write[s] == kNever) life.first_write[s] = life.ready[s];
   life.death = life.ready;
   for (std::uint32_t i = 0; i < graph.steps.size(); ++i)
     for (SignalId s : graph.steps[i].inputs) life.death[s] = std::max(life.death[s], step_slot[i]);
@@ -128,21 +135,22 @@ void allocate_dims(const circuit::Circuit& circuit, Placement& p, const Lifetime
     if (signals[s].source != SignalSource::Neurons && signals[s].source != SignalSource::BankRead)
       fail("compiler: output {} must be computed (its dimension starts with the token's own code)", signals[s].name);
     p.signal_dim[s] = next_dim++;
-    int birth = life.ready[s];
+    int birth = life.first_write[s];
     free.push_back({p.signal_dim[s], 1, signals[s].source == SignalSource::Neurons ? birth : birth - 1, 0});
   }
 
   std::vector<SignalId> order;
   for (SignalId s = 1; s < signals.size(); ++s)
     if (p.signal_dim[s] < 0) order.push_back(s);
-  std::stable_sort(order.begin(), order.end(), [&](SignalId a, SignalId b) { return life.ready[a] < life.ready[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](SignalId a, SignalId b) { return life.first_write[a] < life.first_write[b]; });
 
   for (SignalId s : order) {
-    int birth = life.ready[s];
+    int birth = life.first_write[s];
     // A neuron signal may take a dimension cleared in its own MLP; a mixer output needs the clear
     // in an earlier MLP. Its own clear must come before the dimension's owner needs it back.
     int latest_clear = signals[s].source == SignalSource::Neurons ? birth : birth - 1;
-    int clear = life.death[s] == kNever ? kNever : next_with_parity(std::max(life.death[s], birth + 1), 1);
+    int clear = life.death[s] == kNever ? kNever : next_with_parity(std::max(life.death[s], life.ready[s] + 1), 1);
     auto fits = [&](const Free& f) { return f.available_from <= latest_clear && clear <= f.lend_until; };
     // Prefer the dimension that is lent for the shortest time, to keep long ones for long signals.
     auto best = free.end();
