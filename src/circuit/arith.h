@@ -19,12 +19,19 @@ using Forms = std::vector<Form>;
 Forms forms_of(const Bits& bits);
 
 // (a + b) mod 2^width in ONE stage, when every partial sum stays below 2^23 (width ≤ 22): carry i
-// is the threshold [Σ_{j<i} 2^j (a_j + b_j) ≥ 2^i]. Digits of a or b may exceed 1 (a carry in
-// joined to bit 0) as long as the true sum fits. Adds into `out` when `condition` holds (a 0/1
-// form; empty: always).
-void add_narrow_sum(Gates& g, const Bits& out, const Forms& a, const Forms& b, const Form& condition = Form());
+// is Σ_t [Σ_{j<i} 2^j (a_j + b_j) ≥ t·2^i] over t = 1..max_carry. Digits of a or b may exceed 1
+// (a carry in joined to bit 0, several operands summed into one form) as long as no carry exceeds
+// max_carry. Adds into `out` when `condition` holds (a 0/1 form; empty: always).
+void add_narrow_sum(Gates& g, const Bits& out, const Forms& a, const Forms& b, const Form& condition = Form(),
+                    int max_carry = 1);
 Bits narrow_sum(Gates& g, const std::string& name, int width, const Forms& a, const Forms& b,
-                const Form& condition = Form());
+                const Form& condition = Form(), int max_carry = 1);
+
+// (a + b) mod 2^width (16 < width ≤ 38) in two stages: a narrow sum of the low 16 bits and its
+// carry out c, the high bits once for every possible c, then c picks. No carry may exceed
+// max_carry, even with any carry in up to max_carry at bit 16 (true when no digit exceeds
+// max_carry + 1).
+Bits carry_select_sum(Gates g, int width, const Forms& a, const Forms& b, int max_carry, SignalId enable);
 
 // (a + b + carry_in) mod 2^32 in two stages (carry-select on 16-bit halves).
 Bits add32(Gates g, const Forms& a, const Forms& b, const Form& carry_in, SignalId enable);
@@ -48,5 +55,14 @@ Bits shift32(Gates g, const Bits& value, const Forms& amount_one_hot, ShiftKind 
 // per column, three rounds of column counts rewritten in binary, then a carry-lookahead add.
 Bits multiply32(Gates g, const Bits& a, const Bits& b, const Form& a_signed, const Form& b_signed,
                 const Form& high, SignalId enable);
+
+// RISC-V division of 32-bit operands: the `variant` forms (0/1, exactly one is 1 when enable is 1)
+// select div (signed quotient), divu, rem (signed remainder) or remu, and the result is the
+// selected 32 bits. Division by zero gives the quotient all ones and the remainder the dividend;
+// INT_MIN / −1 gives the quotient INT_MIN and the remainder 0; signed quotients round toward zero
+// and remainders take the dividend's sign. Outputs and intermediates are 0 when enable is 0.
+// 37 stages: absolute values, normalisation, 32 SRT steps, a three-stage finish (arith.cpp).
+Bits divide32(Gates g, const Bits& a, const Bits& b, const Form& div, const Form& divu, const Form& rem,
+              const Form& remu, SignalId enable);
 
 }  // namespace rvformer::circuit

@@ -78,7 +78,29 @@ class Harness {
 
   // MLP stages on the longest path from the inputs to `out`.
   int stages(const Bits& out) const {
+    std::vector<int> depth = signal_depths(analyze(c_));
+    int result = 0;
+    for (SignalId s : out) result = std::max(result, depth[s]);
+    return result;
+  }
+
+  // The most neurons in one stage (MLP units placed at the earliest stage their inputs allow).
+  std::size_t max_neurons_per_stage() const {
     CircuitGraph graph = analyze(c_);
+    std::vector<int> depth = signal_depths(graph);
+    std::vector<std::size_t> neurons;
+    for (const Step& step : graph.steps) {
+      if (step.kind != Step::Kind::Unit) continue;
+      auto stage = static_cast<std::size_t>(depth[step.outputs.front()]);
+      if (neurons.size() <= stage) neurons.resize(stage + 1, 0);
+      neurons[stage] += graph.units[step.index].neurons.size();
+    }
+    return *std::max_element(neurons.begin(), neurons.end());
+  }
+
+ private:
+  // Per signal: the stage that completes it (0 for inputs).
+  std::vector<int> signal_depths(const CircuitGraph& graph) const {
     std::vector<int> depth(c_.signals().size(), 0);
     for (std::uint32_t index : graph.placement_order) {
       const Step& step = graph.steps[index];
@@ -86,12 +108,9 @@ class Harness {
       for (SignalId s : step.inputs) d = std::max(d, depth[s]);
       for (SignalId s : step.outputs) depth[s] = std::max(depth[s], d + 1);
     }
-    int result = 0;
-    for (SignalId s : out) result = std::max(result, depth[s]);
-    return result;
+    return depth;
   }
 
- private:
   Circuit c_;
   Bits a_, b_;
   std::vector<SignalId> variant_;
@@ -164,6 +183,46 @@ TEST(Arith, MultiplyInSixStages) {
       default: return static_cast<std::uint32_t>((ua * ub) >> 32);
     }
   });
+}
+
+// RISC-V M-extension division, the reference for divide32.
+std::uint32_t riscv_divide(std::uint32_t a, std::uint32_t b, int variant) {
+  auto sa = static_cast<std::int32_t>(a), sb = static_cast<std::int32_t>(b);
+  bool overflow = a == 0x80000000u && b == 0xFFFFFFFFu;
+  switch (variant) {
+    case 0: return b == 0 ? 0xFFFFFFFFu : overflow ? a : static_cast<std::uint32_t>(sa / sb);  // div
+    case 1: return b == 0 ? 0xFFFFFFFFu : a / b;                                                 // divu
+    case 2: return b == 0 ? a : overflow ? 0 : static_cast<std::uint32_t>(sa % sb);              // rem
+    default: return b == 0 ? a : a % b;                                                          // remu
+  }
+}
+
+// Edge pairs, random pairs, random pairs with small divisors, and dividends next to a multiple of
+// the divisor (remainders 0, 1 and divisor − 1, where the final correction decides).
+std::vector<Case> division_cases() {
+  std::vector<Case> cases = cases_for(4, 2400, 5);
+  std::mt19937 random(6);
+  for (int i = 0; i < 800; ++i) {
+    auto b = static_cast<std::uint32_t>(random() % 256);
+    cases.push_back({static_cast<std::uint32_t>(random()), i % 2 ? b : 0u - b, static_cast<int>(random() % 4)});
+  }
+  for (int i = 0; i < 800; ++i) {
+    std::uint32_t b = static_cast<std::uint32_t>(random()) >> (random() % 32);
+    std::uint32_t multiple = b * (static_cast<std::uint32_t>(random()) >> (random() % 32));
+    int offset = static_cast<int>(random() % 3) - 1;
+    cases.push_back({multiple + static_cast<std::uint32_t>(offset), b, static_cast<int>(random() % 4)});
+  }
+  return cases;
+}
+
+TEST(Arith, DivideMatchesRiscVSemantics) {
+  // variants: div, divu, rem, remu
+  Harness h(division_cases(), 4);
+  Gates g(h.circuit(), "div");
+  Bits out = divide32(g, h.a(), h.b(), F(h.variant(0)), F(h.variant(1)), F(h.variant(2)), F(h.variant(3)), h.enable());
+  EXPECT_LE(h.stages(out), 37);
+  EXPECT_LE(h.max_neurons_per_stage(), 3500u);
+  h.check(out, [](const Case& k) { return riscv_divide(k.a, k.b, k.variant); });
 }
 
 }  // namespace
