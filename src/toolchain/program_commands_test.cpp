@@ -113,10 +113,14 @@ TEST_F(ProgramCommands, MalformedElf) {
   EXPECT_EQ(result.standard_error, "rvformer: error: " + elf + ": not a 32-bit ELF (class 2)\n");
 }
 
-TEST_F(ProgramCommands, WeightsAreNotBuiltYet) {
-  ProcessResult result = rvformer({"run", "--on", "weights"});
+TEST_F(ProgramCommands, WeightsOptionsAreChecked) {
+  // --model must name a compiled machine; trace dumps and models need the weights.
+  ProcessResult result = rvformer({"run", "--on", "weights", "--model", path("nowhere")});
   EXPECT_EQ(result.exit_status, 2);
-  EXPECT_EQ(result.standard_error, "rvformer: error: the in-weights CPU is not built yet\n");
+  EXPECT_THAT(result.standard_error, HasSubstr("is not a compiled rvformer machine"));
+  result = rvformer({"run", "--on", "emulator", "--dump-trace", path("trace.txt")});
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_THAT(result.standard_error, HasSubstr("apply to runs in the weights"));
   EXPECT_NE(rvformer({"run", "--on", "fpga"}).exit_status, 0);
 }
 
