@@ -37,8 +37,8 @@ std::vector<Case> cases_for(int variants, int random_count, unsigned seed) {
 class Harness {
  public:
   Harness(std::vector<Case> cases, int variants) : cases_(std::move(cases)) {
-    for (int i = 0; i < 32; ++i) a_.push_back(c_.add_input("a" + std::to_string(i)));
-    for (int i = 0; i < 32; ++i) b_.push_back(c_.add_input("b" + std::to_string(i)));
+    for (int i = 0; i < 32; ++i) a_.push_back(c_.add_input(std::string("a") + std::to_string(i)));
+    for (int i = 0; i < 32; ++i) b_.push_back(c_.add_input(std::string("b") + std::to_string(i)));
     for (int v = 0; v < variants; ++v) variant_.push_back(c_.add_input("variant" + std::to_string(v)));
     enable_ = c_.add_input("enable");
     Gates probe(c_, "probe");

@@ -96,6 +96,7 @@ struct BankRead {
 };
 
 struct Bank {
+  Bank(std::string bank_name, int bank_rows) : name(std::move(bank_name)), rows(bank_rows) {}
   std::string name;
   int rows = kBankRows;
   bool has_write = false;

@@ -109,13 +109,15 @@ void MachineBuilder::add_execute() {
   result_.assign(32, Form());
   for (int i = 0; i < 32; ++i) result_[i] = F(g.relu("quick_result[" + std::to_string(i) + "]", quick[i], 1));
 
-  // Multiplication and division join the result later.
+  // Multiplication (6 stages) and division (37 stages) join the result later.
   auto add_late = [&](const Bits& bits) {
     for (std::size_t i = 0; i < bits.size(); ++i) result_[i] += F(bits[i]);
   };
   add_late(circuit::multiply32(g.sub("mul"), rs1_value_, rs2_value_, op(kMulh) + op(kMulhsu), op(kMulh),
                                op(kMulh) + op(kMulhsu) + op(kMulhu),
                                unit("mul", op(kMul) + op(kMulh) + op(kMulhsu) + op(kMulhu))));
+  add_late(circuit::divide32(g.sub("div"), rs1_value_, rs2_value_, op(kDiv), op(kDivu), op(kRem), op(kRemu),
+                             unit("div", op(kDiv) + op(kDivu) + op(kRem) + op(kRemu))));
 
   // Loads add their value in memory.cpp; jumps and branches need their targets (below).
   // jal and branches: pc + imm as a 22-bit byte address (never negative: the ROM starts at 1 MB).

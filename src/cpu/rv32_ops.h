@@ -1,8 +1,7 @@
 // cpu/rv32_ops.h — the instructions the in-weights CPU decodes: RV32I (without ECALL, EBREAK and
 // CSRs), M, Zba and FENCE, each identified by its opcode, funct3 and funct7 fields. Everything
 // else is an illegal instruction. (Written independently of the golden emulator's table, which
-// checks it.) Not yet in the weights: div, divu, rem, remu (they trap as illegal until the
-// divider unit is wired in; see docs/trace-protocol.md).
+// checks it.)
 #pragma once
 
 #include <array>
@@ -17,7 +16,7 @@ enum Rv32Op : int {
   kSb, kSh, kSw,
   kAddi, kSlti, kSltiu, kXori, kOri, kAndi, kSlli, kSrli, kSrai,
   kAdd, kSub, kSll, kSlt, kSltu, kXor, kSrl, kSra, kOr, kAnd,
-  kMul, kMulh, kMulhsu, kMulhu,
+  kMul, kMulh, kMulhsu, kMulhu, kDiv, kDivu, kRem, kRemu,
   kSh1add, kSh2add, kSh3add,
   kFence,
   kOpCount
@@ -44,6 +43,7 @@ inline constexpr std::array<Rv32Encoding, kOpCount> kRv32Encodings = {{
     {"sltu", 0x33, 3, 0x00},  {"xor", 0x33, 4, 0x00},   {"srl", 0x33, 5, 0x00},    {"sra", 0x33, 5, 0x20},
     {"or", 0x33, 6, 0x00},    {"and", 0x33, 7, 0x00},
     {"mul", 0x33, 0, 0x01},   {"mulh", 0x33, 1, 0x01},  {"mulhsu", 0x33, 2, 0x01}, {"mulhu", 0x33, 3, 0x01},
+    {"div", 0x33, 4, 0x01},   {"divu", 0x33, 5, 0x01},  {"rem", 0x33, 6, 0x01},    {"remu", 0x33, 7, 0x01},
     {"sh1add", 0x33, 2, 0x10}, {"sh2add", 0x33, 4, 0x10}, {"sh3add", 0x33, 6, 0x10},
     {"fence", 0x0F, 0, -1},
 }};
