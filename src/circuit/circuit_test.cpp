@@ -64,7 +64,7 @@ struct MemoryCircuit : BitsCircuit {
     read1 = c.add_read_signal("mem.read1", 0, 1, 1.0 / 256);  // a halving counter
     Bank bank{"mem", 4};
     bank.has_write = bank.has_read = true;
-    bank.write.row = {.one_hot = row, .binary = {}, .conditions = {F(bits[3])}};
+    bank.write.row = {.one_hot = row, .binary = {}, .match = {}, .conditions = {F(bits[3])}};
     bank.write.beta[0] = Form(1.0);
     bank.write.beta[1] = Form(0.5) + 0.5 * F(bits[2]);  // bit 2 resets half 1, else it halves
     bank.write.lanes[0] = {F(bits[2])};

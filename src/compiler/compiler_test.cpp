@@ -45,7 +45,7 @@ struct ToyMachine {
     for (int i = 0; i < 4; ++i) read[i] = c.add_read_signal("toy.read" + std::to_string(i));
     Bank memory{"memory", 8};
     memory.has_write = memory.has_read = true;
-    memory.write.row = {.one_hot = row, .binary = {}, .conditions = {F(is_write)}};
+    memory.write.row = {.one_hot = row, .binary = {}, .match = {}, .conditions = {F(is_write)}};
     memory.write.beta[0] = Form(1.0);
     for (int i = 0; i < 4; ++i) memory.write.lanes[0].push_back(F(value[i]));
     memory.read.row.binary = addr;  // the same rows, addressed in binary
