@@ -13,6 +13,7 @@ namespace {
 
 using circuit::SignalId;
 using circuit::SignalSource;
+using circuit::MlpUnit;
 using circuit::Step;
 
 constexpr int kNever = std::numeric_limits<int>::max();
@@ -62,43 +63,147 @@ struct Lifetimes {
   std::vector<int> death;        // last slot that reads it (kNever for outputs)
 };
 
-void place_steps(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, Placement& p, Lifetimes& life) {
-  const auto& signals = circuit.signals();
-  life.ready.assign(signals.size(), -1);
-  life.first_write.assign(signals.size(), kNever);
-  p.unit_layer.assign(graph.units.size(), -1);
-  p.bank_head.assign(circuit.banks().size(), {});
-  p.delay_slot.assign(circuit.delays().size(), {});
+// ASAP placement: each step in the earliest slot its inputs allow (banks and delays also need a
+// free key head). Returns every step's slot.
+std::vector<int> place_as_soon_as_possible(const circuit::CircuitGraph& graph, Placement& p) {
   HeadAllocator heads;
   DelayPacker delays(heads);
-  std::vector<int> step_slot(graph.steps.size(), -1);
+  std::vector<int> ready(graph.readers.size(), -1);
+  std::vector<int> slot(graph.steps.size(), -1);
   for (std::uint32_t index : graph.placement_order) {
     const Step& step = graph.steps[index];
     int earliest = 0;
-    for (SignalId s : step.inputs) earliest = std::max(earliest, life.ready[s] + 1);
-    int slot = 0;
+    for (SignalId s : step.inputs) earliest = std::max(earliest, ready[s] + 1);
     switch (step.kind) {
       case Step::Kind::Unit:
-        slot = next_with_parity(earliest, 1);
-        p.unit_layer[step.index] = slot / 2;
+        slot[index] = next_with_parity(earliest, 1);
         break;
       case Step::Kind::Bank: {
-        HeadSlot head = heads.take(next_with_parity(earliest, 0) / 2);
-        p.bank_head[step.index] = head;
-        slot = 2 * head.layer;
+        p.bank_head[step.index] = heads.take(next_with_parity(earliest, 0) / 2);
+        slot[index] = 2 * p.bank_head[step.index].layer;
         break;
       }
       case Step::Kind::Delay: {
-        DelaySlot d = delays.take(next_with_parity(earliest, 0) / 2);
-        p.delay_slot[step.index] = d;
-        slot = 2 * d.head.layer;
+        p.delay_slot[step.index] = delays.take(next_with_parity(earliest, 0) / 2);
+        slot[index] = 2 * p.delay_slot[step.index].head.layer;
         break;
       }
     }
-    step_slot[index] = slot;
+    for (SignalId s : step.outputs) ready[s] = std::max(ready[s], slot[index]);
+  }
+  return slot;
+}
+
+// The latest MLP slot of each unit such that every reader can still be as late as it may be:
+// banks and delays keep their slots, outputs may be computed by the last MLP.
+std::vector<int> latest_unit_slots(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph,
+                                   const std::vector<int>& slot, int last_mlp_slot) {
+  std::vector<bool> is_output(circuit.signals().size(), false);
+  for (SignalId s : circuit.outputs()) is_output[s] = true;
+  std::vector<int> latest(graph.steps.size(), 0);
+  for (auto it = graph.placement_order.rbegin(); it != graph.placement_order.rend(); ++it) {
+    const Step& step = graph.steps[*it];
+    if (step.kind != Step::Kind::Unit) {
+      latest[*it] = slot[*it];
+      continue;
+    }
+    int bound = last_mlp_slot + 1;
+    bool read = false;
     for (SignalId s : step.outputs) {
-      life.ready[s] = std::max(life.ready[s], slot);
-      life.first_write[s] = std::min(life.first_write[s], slot);
+      read |= is_output[s];
+      for (std::uint32_t reader : graph.readers[s]) bound = std::min(bound, latest[reader]), read = true;
+    }
+    latest[*it] = read ? bound - 1 - (bound % 2 == 0 ? 0 : 1) : slot[*it];  // the last MLP slot before it; unread units stay put
+  }
+  return latest;
+}
+
+// List scheduling of the MLP units under a width cap: slot by slot, the ready units with the least
+// slack go first; a unit that reaches its latest slot is placed whatever the cap. Returns the widest
+// MLP it produced.
+int schedule_units(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, const std::vector<int>& latest,
+                   int cap, std::vector<int>& slot, int last_mlp_slot) {
+  std::vector<int> ready(circuit.signals().size(), -1);
+  std::vector<int> missing(graph.steps.size(), 0);
+  for (std::uint32_t i = 0; i < graph.steps.size(); ++i)
+    if (graph.steps[i].kind == Step::Kind::Unit) missing[i] = 1;
+  // Fixed steps first: their outputs are ready at their slots.
+  for (std::uint32_t i = 0; i < graph.steps.size(); ++i)
+    if (!missing[i])
+      for (SignalId s : graph.steps[i].outputs) ready[s] = std::max(ready[s], slot[i]);
+  std::vector<int> producers_unplaced(circuit.signals().size(), 0);
+  for (std::uint32_t i = 0; i < graph.steps.size(); ++i)
+    if (missing[i])
+      for (SignalId s : graph.steps[i].outputs) ++producers_unplaced[s];
+  std::vector<std::uint32_t> waiting;
+  for (std::uint32_t i = 0; i < graph.steps.size(); ++i)
+    if (missing[i]) waiting.push_back(i);
+  int widest = 0;
+  for (int t = 1; t <= last_mlp_slot && !waiting.empty(); t += 2) {
+    std::vector<std::uint32_t> candidates;
+    for (std::uint32_t u : waiting) {
+      bool inputs_ready = true;
+      for (SignalId s : graph.steps[u].inputs) inputs_ready &= producers_unplaced[s] == 0 && ready[s] < t;
+      if (inputs_ready) candidates.push_back(u);
+    }
+    std::sort(candidates.begin(), candidates.end(), [&](auto a, auto b) { return latest[a] < latest[b]; });
+    int load = 0;
+    std::vector<std::uint32_t> placed;
+    for (std::uint32_t u : candidates) {
+      int size = static_cast<int>(graph.units[graph.steps[u].index].neurons.size());
+      if (latest[u] > t && load + size > cap) continue;
+      slot[u] = t;
+      load += size;
+      placed.push_back(u);
+    }
+    for (std::uint32_t u : placed) {
+      for (SignalId s : graph.steps[u].outputs) --producers_unplaced[s], ready[s] = std::max(ready[s], t);
+      waiting.erase(std::find(waiting.begin(), waiting.end(), u));
+    }
+    widest = std::max(widest, load);
+  }
+  if (!waiting.empty()) fail("compiler: MLP units could not be scheduled within {} layers", (last_mlp_slot + 1) / 2);
+  return widest;
+}
+
+// Narrows the widest MLP, which sets the MLP width of every layer: ASAP placement crowds units into
+// the first MLPs after their inputs, although most have slack before their first reader.
+void balance_units(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, std::vector<int>& slot,
+                   int last_mlp_slot) {
+  std::vector<int> latest = latest_unit_slots(circuit, graph, slot, last_mlp_slot);
+  int total = 0, widest_unit = 0;
+  for (const MlpUnit& unit : graph.units) {
+    total += static_cast<int>(unit.neurons.size());
+    widest_unit = std::max(widest_unit, static_cast<int>(unit.neurons.size()));
+  }
+  std::vector<int> best = slot, trial = slot;
+  int best_width = schedule_units(circuit, graph, latest, std::numeric_limits<int>::max(), best, last_mlp_slot);
+  for (int cap = std::max(widest_unit, total / ((last_mlp_slot + 1) / 2)); cap < best_width; cap += std::max(1, cap / 20)) {
+    int width = schedule_units(circuit, graph, latest, cap, trial, last_mlp_slot);
+    if (width < best_width) best_width = width, best = trial;
+  }
+  slot = best;
+}
+
+void place_steps(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, Placement& p, Lifetimes& life) {
+  const auto& signals = circuit.signals();
+  p.unit_layer.assign(graph.units.size(), -1);
+  p.bank_head.assign(circuit.banks().size(), {});
+  p.delay_slot.assign(circuit.delays().size(), {});
+  std::vector<int> step_slot = place_as_soon_as_possible(graph, p);
+  int last_slot = 1;
+  for (int slot : step_slot) last_slot = std::max(last_slot, slot);
+  p.num_layers = last_slot / 2 + 1;
+  balance_units(circuit, graph, step_slot, 2 * p.num_layers - 1);
+
+  life.ready.assign(signals.size(), -1);
+  life.first_write.assign(signals.size(), kNever);
+  for (std::uint32_t i = 0; i < graph.steps.size(); ++i) {
+    const Step& step = graph.steps[i];
+    if (step.kind == Step::Kind::Unit) p.unit_layer[step.index] = step_slot[i] / 2;
+    for (SignalId s : step.outputs) {
+      life.ready[s] = std::max(life.ready[s], step_slot[i]);
+      life.first_write[s] = std::min(life.first_write[s], step_slot[i]);
     }
   }
   for (SignalId s = 0; s < signals.size(); ++s)
@@ -107,9 +212,6 @@ void place_steps(const circuit::Circuit& circuit, const circuit::CircuitGraph& g
   for (std::uint32_t i = 0; i < graph.steps.size(); ++i)
     for (SignalId s : graph.steps[i].inputs) life.death[s] = std::max(life.death[s], step_slot[i]);
   for (SignalId s : circuit.outputs()) life.death[s] = kNever;
-  int last_slot = 1;
-  for (int slot : step_slot) last_slot = std::max(last_slot, slot);
-  p.num_layers = last_slot / 2 + 1;
 }
 
 // Register allocation of residual dimensions. Dimensions [0, constant_dims) hold the big constant.
