@@ -1,0 +1,84 @@
+// engine/block_vector.cpp — see block_vector.h.
+#include "engine/block_vector.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace rvformer::engine {
+
+BlockVector::BlockVector(std::size_t size) : size_(size), values_(block_count(size) * block_lanes, 0.0f) {
+  blocks_.reserve(block_count(size));
+  merged_.reserve(block_count(size));
+}
+
+std::size_t BlockVector::lanes(std::size_t block) const {
+  return std::min(block_lanes, size_ - block * block_lanes);
+}
+
+void BlockVector::clear() {
+  for (std::uint32_t block : blocks_) std::memset(values_.data() + block * block_lanes, 0, block_lanes * sizeof(float));
+  blocks_.clear();
+}
+
+void BlockVector::mark(std::uint32_t block) {
+  if (blocks_.empty() || blocks_.back() < block) blocks_.push_back(block);
+}
+
+void BlockVector::mark_range(std::size_t begin, std::size_t end) {
+  if (begin == end) return;
+  for (std::size_t block = begin / block_lanes; block <= (end - 1) / block_lanes; ++block) {
+    mark(static_cast<std::uint32_t>(block));
+  }
+}
+
+void BlockVector::mark(std::span<const std::uint32_t> sorted_blocks) {
+  if (blocks_.empty()) {
+    blocks_.assign(sorted_blocks.begin(), sorted_blocks.end());
+    return;
+  }
+  for (std::uint32_t block : sorted_blocks) mark(block);
+}
+
+void BlockVector::mark_all() { mark_range(0, size_); }
+
+void BlockVector::add(const BlockVector& other) {
+  for (std::uint32_t block : other.blocks_) {
+    float* target = values_.data() + block * block_lanes;
+    const float* source = other.values_.data() + block * block_lanes;
+    for (std::size_t lane = 0; lane < block_lanes; ++lane) target[lane] += source[lane];
+  }
+  merged_.clear();
+  std::set_union(blocks_.begin(), blocks_.end(), other.blocks_.begin(), other.blocks_.end(),
+                 std::back_inserter(merged_));
+  std::swap(blocks_, merged_);
+}
+
+void BlockVector::gather(SparseVector& out) const {
+  out.set_size(fast_kernels().gather(values_.data(), blocks_.data(), blocks_.size(), out.sink()));
+}
+
+bool BlockVector::all_finite() const {
+  return std::all_of(blocks_.begin(), blocks_.end(), [this](std::uint32_t block) {
+    return engine::all_finite(values_.data() + block * block_lanes, block_lanes);
+  });
+}
+
+void BlockSet::clear() { std::fill(words_.begin(), words_.end(), 0); }
+
+std::size_t BlockSet::first_missing() const {
+  for (std::size_t w = 0; w < words_.size(); ++w) {
+    if (~words_[w] != 0) return w * 64 + static_cast<std::size_t>(__builtin_ctzll(~words_[w]));
+  }
+  return words_.size() * 64;
+}
+
+void BlockSet::list(std::vector<std::uint32_t>& out) const {
+  out.clear();
+  for (std::size_t w = 0; w < words_.size(); ++w) {
+    for (std::uint64_t bits = words_[w]; bits != 0; bits &= bits - 1) {
+      out.push_back(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits))));
+    }
+  }
+}
+
+}  // namespace rvformer::engine

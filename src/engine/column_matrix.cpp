@@ -1,0 +1,221 @@
+// engine/column_matrix.cpp — see column_matrix.h.
+#include "engine/column_matrix.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include "support/error.h"
+
+namespace rvformer::engine {
+
+namespace {
+
+// Rows decoded from a checkpoint tensor at a time (bounded memory for the 200K-row embedding).
+constexpr std::size_t rows_per_read = 256;
+
+// Calls visit(first_row, row_major_values) for consecutive groups of rows of a 2-D tensor.
+void for_each_row_group(const CheckpointTensor& tensor,
+                        const std::function<void(std::size_t, std::span<const float>)>& visit) {
+  if (tensor.shape.size() != 2) fail("{} is not a matrix", tensor.name);
+  const std::size_t rows = tensor.shape[0];
+  const std::size_t row_bytes = tensor.shape[1] * dtype_size(tensor.dtype);
+  std::vector<float> values(rows_per_read * tensor.shape[1]);
+  for (std::size_t first = 0; first < rows; first += rows_per_read) {
+    const std::size_t count = std::min(rows_per_read, rows - first);
+    const auto group = std::span(values).first(count * tensor.shape[1]);
+    decode_floats(tensor.dtype, tensor.bytes.subspan(first * row_bytes, count * row_bytes), group);
+    visit(first, group);
+  }
+}
+
+// The non-zero entries of a matrix, column by column, in increasing row order.
+struct Columns {
+  std::vector<std::vector<std::uint32_t>> rows;
+  std::vector<std::vector<float>> values;
+
+  explicit Columns(std::size_t cols) : rows(cols), values(cols) {}
+  void add_rows(std::size_t first_row, std::span<const float> row_major) {
+    const std::size_t cols = rows.size();
+    for (std::size_t i = 0; i < row_major.size(); ++i) {
+      if (row_major[i] == 0.0f) continue;
+      rows[i % cols].push_back(static_cast<std::uint32_t>(first_row + i / cols));
+      values[i % cols].push_back(row_major[i]);
+    }
+  }
+};
+
+std::vector<std::size_t> part_bounds(std::size_t rows, std::span<const std::size_t> part_starts) {
+  std::vector<std::size_t> bounds{0};
+  for (std::size_t start : part_starts) {
+    if (start % block_lanes != 0 || start <= bounds.back() || start >= rows) {
+      fail("matrix part starts must increase inside the rows in whole blocks (got {})", start);
+    }
+    bounds.push_back(start);
+  }
+  bounds.push_back(rows);
+  return bounds;
+}
+
+}  // namespace
+
+ColumnMatrix::ColumnMatrix(std::size_t rows, std::size_t cols, std::span<const float> row_major,
+                           std::span<const std::size_t> part_starts)
+    : rows_(rows), cols_(cols), part_begin_(part_bounds(rows, part_starts)) {
+  Columns columns(cols);
+  if (cols != 0) columns.add_rows(0, row_major);
+  build(columns.rows, columns.values);
+}
+
+ColumnMatrix ColumnMatrix::from_tensor(const CheckpointTensor& tensor, std::span<const std::size_t> part_starts) {
+  ColumnMatrix matrix;
+  matrix.rows_ = tensor.shape.at(0);
+  matrix.cols_ = tensor.shape.size() == 2 ? tensor.shape[1] : 0;
+  matrix.part_begin_ = part_bounds(matrix.rows_, part_starts);
+  Columns columns(matrix.cols_);
+  if (matrix.cols_ != 0) {
+    for_each_row_group(tensor, [&](std::size_t first, std::span<const float> values) { columns.add_rows(first, values); });
+  }
+  matrix.build(columns.rows, columns.values);
+  return matrix;
+}
+
+void ColumnMatrix::build(std::span<const std::vector<std::uint32_t>> column_rows,
+                         std::span<const std::vector<float>> column_values) {
+  std::vector<bool> reachable(block_count(rows_), false);
+  std::vector<double> row_magnitude(rows_, 0.0);
+  for (std::size_t col = 0; col < cols_; ++col) {
+    const auto& rows = column_rows[col];
+    const auto& values = column_values[col];
+    column_nonzeros_.push_back(static_cast<std::uint32_t>(rows.size()));
+    nonzero_count_ += rows.size();
+    std::size_t k = 0;
+    for (std::size_t part = 0; part < parts(); ++part) {
+      block_begin_.push_back(block_index_.size());
+      entry_begin_.push_back(entry_row_.size());
+      const std::size_t begin = part_begin_[part];
+      while (k < rows.size() && rows[k] < part_begin_[part + 1]) {
+        // The column's entries in the block of rows[k]: dense when there are enough of them.
+        const std::size_t block = rows[k] / block_lanes;
+        std::size_t end = k;
+        while (end < rows.size() && rows[end] / block_lanes == block) ++end;
+        for (std::size_t e = k; e < end; ++e) {
+          has_nonfinite_weights_ = has_nonfinite_weights_ || !std::isfinite(values[e]);
+          row_magnitude[rows[e]] += std::fabs(static_cast<double>(values[e]));
+        }
+        reachable[block] = true;
+        if (end - k >= dense_block_min_nonzeros) {
+          block_index_.push_back(static_cast<std::uint32_t>(block - begin / block_lanes));
+          block_values_.resize(block_values_.size() + block_lanes, 0.0f);
+          float* dense = block_values_.data() + block_values_.size() - block_lanes;
+          for (std::size_t e = k; e < end; ++e) dense[rows[e] % block_lanes] = values[e];
+        } else {
+          for (std::size_t e = k; e < end; ++e) {
+            entry_row_.push_back(static_cast<std::uint32_t>(rows[e] - begin));
+            entry_value_.push_back(values[e]);
+          }
+        }
+        k = end;
+      }
+    }
+  }
+  block_begin_.push_back(block_index_.size());
+  entry_begin_.push_back(entry_row_.size());
+  for (std::size_t block = 0; block < reachable.size(); ++block) {
+    if (reachable[block]) reachable_blocks_.push_back(static_cast<std::uint32_t>(block));
+  }
+  for (double magnitude : row_magnitude) max_row_magnitude_ = std::max(max_row_magnitude_, magnitude);
+}
+
+bool ColumnMatrix::output_certainly_finite(const SparseInput& x) const {
+  if (has_nonfinite_weights_ || cols_ > (std::size_t{1} << 20)) return false;
+  double largest = 0;
+  for (float value : x.nonzeros.values()) {
+    if (!std::isfinite(value)) return false;
+    largest = std::max(largest, std::fabs(static_cast<double>(value)));
+  }
+  // Each rounded product and partial sum of a row is at most (1 + 2^-24)^(cols + 1) ≤ 1.07 times
+  // Σ|w|·|x| for cols ≤ 2^20; a margin of 2 covers that.
+  return 2.0 * largest * max_row_magnitude_ < static_cast<double>(std::numeric_limits<float>::max());
+}
+
+std::size_t ColumnMatrix::multiply(const SparseInput& x, BlockVector& y) const {
+  y.clear();
+  if (needs_every_row(x)) {
+    y.mark_all();
+  } else {
+    y.mark(reachable_blocks_);
+  }
+  std::size_t touched = 0;
+  for (std::size_t part = 0; part < parts(); ++part) touched += accumulate_part(x, part, y.data() + part_begin(part), nullptr);
+  return touched;
+}
+
+std::size_t ColumnMatrix::accumulate_part(const SparseInput& x, std::size_t part, float* y_rows, BlockSet* written) const {
+  const FastKernels& kernels = fast_kernels();
+  const ColumnStorage storage{parts(),           block_begin_.data(), block_index_.data(), block_values_.data(),
+                              entry_begin_.data(), entry_row_.data(),   entry_value_.data()};
+  std::uint64_t* written_words = written != nullptr ? written->words().data() : nullptr;
+  std::size_t touched = 0;
+  if (!needs_every_row(x)) {
+    for (std::uint32_t col : x.nonzeros.indices()) touched += column_nonzeros_[col];
+    kernels.accumulate(storage, part, x.nonzeros.indices().data(), x.nonzeros.values().data(), x.nonzeros.size(),
+                       y_rows, written_words);
+    return touched;
+  }
+  // A non-finite input, or a zero input times a non-finite weight, is NaN: such columns reach every row.
+  const std::size_t count = has_nonfinite_weights_ ? cols_ : x.nonzeros.size();
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::uint32_t col = has_nonfinite_weights_ ? static_cast<std::uint32_t>(k) : x.nonzeros.index(k);
+    const float value = has_nonfinite_weights_ ? x.values[k] : x.nonzeros.value(k);
+    touched += column_nonzeros_[col];
+    if (std::isfinite(value)) {
+      kernels.accumulate(storage, part, &col, &value, 1, y_rows, written_words);
+      continue;
+    }
+    accumulate_every_row(col, value, part, y_rows);
+    if (written != nullptr) {
+      for (std::size_t block = 0; block < block_count(part_end(part) - part_begin(part)); ++block) written->insert(block);
+    }
+  }
+  return touched;
+}
+
+void ColumnMatrix::accumulate_every_row(std::size_t col, float x, std::size_t part, float* y_rows) const {
+  std::vector<float> weights(part_end(part) - part_begin(part), 0.0f);
+  const std::size_t i = index(col, part);
+  for (std::size_t b = block_begin_[i]; b < block_begin_[i + 1]; ++b) {
+    for (std::size_t lane = 0; lane < block_lanes; ++lane) {
+      const std::size_t row = block_index_[b] * block_lanes + lane;
+      if (row < weights.size()) weights[row] = block_values_[b * block_lanes + lane];
+    }
+  }
+  for (std::size_t e = entry_begin_[i]; e < entry_begin_[i + 1]; ++e) weights[entry_row_[e]] = entry_value_[e];
+  for (std::size_t row = 0; row < weights.size(); ++row) y_rows[row] += weights[row] * x;
+}
+
+SparseRows SparseRows::from_tensor(const CheckpointTensor& tensor) {
+  SparseRows rows;
+  const std::size_t cols = tensor.shape.size() == 2 ? tensor.shape[1] : 0;
+  for_each_row_group(tensor, [&](std::size_t, std::span<const float> values) {
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (values[i] != 0.0f) {
+        rows.cols_.push_back(static_cast<std::uint32_t>(i % cols));
+        rows.values_.push_back(values[i]);
+      }
+      if ((i + 1) % cols == 0) rows.row_begin_.push_back(rows.cols_.size());
+    }
+  });
+  return rows;
+}
+
+void SparseRows::copy_row(std::size_t row, BlockVector& out) const {
+  out.clear();
+  for (std::size_t k = row_begin_[row]; k < row_begin_[row + 1]; ++k) {
+    out.mark(cols_[k] / block_lanes);
+    out.data()[cols_[k]] = values_[k];
+  }
+}
+
+}  // namespace rvformer::engine

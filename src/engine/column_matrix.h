@@ -1,0 +1,108 @@
+// engine/column_matrix.h — weight matrices stored for sparse products in the reference order:
+//
+// * ColumnMatrix: column by column (CSC). Each column keeps its 16-row blocks that hold several
+//   non-zero weights as dense blocks (the zero weights in them stored as +0, so one block is one
+//   vector operation) and its other non-zero weights as single entries. y = W·x visits only the
+//   columns whose input is not ±0, in increasing column order, so every output still receives its
+//   terms in the reference order of packed_matrix.h; the terms left out are products with a zero
+//   weight or a zero input, which are ±0 (for finite factors) and cannot change a sum that started
+//   at +0 (such a sum is never −0). A non-finite input, or a matrix holding a non-finite weight,
+//   takes every term instead, as the reference does (0·∞ = NaN).
+// * SparseRows: row by row (CSR), for the token embedding lookup.
+//
+// Rows may be split into parts (contiguous ranges of whole blocks) that can be computed
+// independently, for example on two threads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/block_vector.h"
+#include "engine/checkpoint.h"
+
+namespace rvformer::engine {
+
+// A matrix product's input: the whole vector, and its entries that are not ±0 (increasing index).
+struct SparseInput {
+  std::span<const float> values;
+  const SparseVector& nonzeros;
+};
+
+class ColumnMatrix {
+ public:
+  // A 16-row block with at least this many non-zero weights is stored dense.
+  static constexpr std::size_t dense_block_min_nonzeros = 3;
+
+  ColumnMatrix() = default;
+  // `row_major` holds rows × cols values; part_starts lists the first row of every part after the
+  // first (increasing multiples of block_lanes).
+  ColumnMatrix(std::size_t rows, std::size_t cols, std::span<const float> row_major,
+               std::span<const std::size_t> part_starts = {});
+  // A 2-D checkpoint tensor (any weight dtype), read a few rows at a time.
+  static ColumnMatrix from_tensor(const CheckpointTensor& tensor, std::span<const std::size_t> part_starts = {});
+
+  std::size_t rows() const { return rows_; }
+  std::size_t cols() const { return cols_; }
+  std::size_t nonzero_count() const { return nonzero_count_; }
+  std::size_t parts() const { return part_begin_.size() - 1; }
+  std::size_t part_begin(std::size_t part) const { return part_begin_[part]; }
+  std::size_t part_end(std::size_t part) const { return part_begin_[part + 1]; }
+
+  // y = W·x: clears y (rows() values), marks the blocks the product can reach and fills them.
+  // Returns the number of non-zero weights multiplied.
+  std::size_t multiply(const SparseInput& x, BlockVector& y) const;
+  // Adds W·x to the rows of one part, y_rows[r − part_begin] for row r (whole blocks: y_rows is
+  // padded to a multiple of 16), which must hold +0 beforehand for the reference order. When
+  // `written` is given, the blocks written (relative to the part) are inserted into it. Returns the
+  // number of non-zero weights multiplied.
+  std::size_t accumulate_part(const SparseInput& x, std::size_t part, float* y_rows, BlockSet* written) const;
+  // True when a product over x may need every row (a non-finite input or weight).
+  bool needs_every_row(const SparseInput& x) const { return has_nonfinite_weights_ || !x.nonzeros.all_finite(); }
+  // True when W·x provably has only finite values (the sum of |w·x| over any row stays well below
+  // the fp32 range); false when it may not.
+  bool output_certainly_finite(const SparseInput& x) const;
+
+ private:
+  // Fills the storage from each column's non-zero entries (increasing rows).
+  void build(std::span<const std::vector<std::uint32_t>> column_rows, std::span<const std::vector<float>> column_values);
+  std::size_t index(std::size_t col, std::size_t part) const { return col * parts() + part; }
+  // Every row of the part: W[:, col]·x for a non-finite x (zero weights give NaN, as the reference).
+  void accumulate_every_row(std::size_t col, float x, std::size_t part, float* y_rows) const;
+
+  std::size_t rows_ = 0;
+  std::size_t cols_ = 0;
+  std::size_t nonzero_count_ = 0;
+  bool has_nonfinite_weights_ = false;
+  double max_row_magnitude_ = 0;  // max over rows of Σ|w|
+  std::vector<std::size_t> part_begin_{0, 0};
+  std::vector<std::uint32_t> column_nonzeros_;  // per column
+  // Per (column, part), then the end: dense blocks (block index relative to the part, 16 values
+  // each) and single entries (row relative to the part, value).
+  std::vector<std::size_t> block_begin_;
+  std::vector<std::uint32_t> block_index_;
+  std::vector<float> block_values_;
+  std::vector<std::size_t> entry_begin_;
+  std::vector<std::uint32_t> entry_row_;
+  std::vector<float> entry_value_;
+  std::vector<std::uint32_t> reachable_blocks_;  // blocks of y any weight reaches (all parts)
+};
+
+// The token embedding: each row's non-zero entries.
+class SparseRows {
+ public:
+  SparseRows() = default;
+  static SparseRows from_tensor(const CheckpointTensor& tensor);
+
+  std::size_t rows() const { return row_begin_.size() - 1; }
+  // out = row `row` (cleared first; only the row's non-zero entries are written and marked).
+  void copy_row(std::size_t row, BlockVector& out) const;
+
+ private:
+  std::vector<std::size_t> row_begin_{0};
+  std::vector<std::uint32_t> cols_;
+  std::vector<float> values_;
+};
+
+}  // namespace rvformer::engine

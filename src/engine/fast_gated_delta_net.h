@@ -1,0 +1,119 @@
+// engine/fast_gated_delta_net.h — one token through a Gated DeltaNet mixer for the fast executor
+// (fast_model.h): the math of gated_delta_net.h, bit for bit, with the work that cannot change a
+// result left out (docs/engine.md, "Fast exact executor"):
+//
+// * projections over the non-zero inputs only (column_matrix.h);
+// * the causal conv keeps its window as a ring of past inputs (the State's window is written from
+//   it on request) and, with finite inputs, sums only the taps that have a non-zero weight in a
+//   16-channel block, only over blocks where such a tap has an input that is not +0: the other
+//   products are ±0, the sum starts at +0, and SiLU(+0) = +0;
+// * a value head whose decay α is exactly 1 and whose state is *clean* (only finite values, no −0)
+//   skips the decay, recalls and writes only the rows m where its key is not ±0 and reads only the
+//   rows where its query is not ±0: every other term is S·(±0) = ±0 or S + (±0) = S. A head with a
+//   zero key and a zero query is not touched at all, and its read-out is ±0, which out_proj skips.
+//   Any other head (α ≠ 1, a state that is not clean, a non-finite input) runs the reference
+//   delta_rule_step and has its state re-checked afterwards.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "engine/block_vector.h"
+#include "engine/checkpoint.h"
+#include "engine/column_matrix.h"
+#include "engine/config.h"
+#include "engine/state.h"
+
+namespace rvformer::engine {
+
+// What the fast executor keeps about one GDN layer's state beyond the State itself.
+struct GatedDeltaNetTracking {
+  // The conv window: the last kernel−1 conv inputs as a ring, `oldest` first. Stepping replaces the
+  // oldest slot instead of shifting the window; write_window() puts it into the State's layout.
+  std::vector<BlockVector> window;
+  std::vector<std::uint8_t> window_finite;  // per slot: every value is finite
+  std::size_t oldest = 0;
+  // Per value head: 1 when the head's recurrent state holds only finite values and no −0.
+  std::vector<std::uint8_t> clean_heads;
+
+  // conv = the window in the State's layout [kernel−1][conv_dim], oldest first.
+  void write_window(std::vector<float>& conv) const;
+};
+
+struct GatedDeltaNetCounters {
+  std::uint64_t weights = 0;          // non-zero projection weights multiplied
+  std::uint64_t idle_heads = 0;       // value heads with a zero key and a zero query: untouched
+  std::uint64_t sparse_heads = 0;     // written and/or read row by row
+  std::uint64_t reference_heads = 0;  // run through delta_rule_step
+};
+
+// A key head's normalised query (times the query scale) and key: the entries that are not ±0, by
+// index within the head.
+struct KeyHeadInput {
+  explicit KeyHeadInput(std::size_t key_head_dim) : query(key_head_dim), key(key_head_dim) {}
+  SparseVector query;
+  SparseVector key;
+};
+
+// Working memory of one step, shared by all layers of a model.
+struct GatedDeltaNetScratch {
+  explicit GatedDeltaNetScratch(const Config& config);
+
+  BlockVector raw;    // qkv projection (the conv input); swapped into the window afterwards
+  BlockVector mixed;  // conv + SiLU output
+  SparseVector mixed_nonzeros;
+  bool mixed_finite = true;
+  BlockVector z, b, a;
+  BlockVector gated;  // gated RMSNorm output (out_proj input)
+  SparseVector gated_nonzeros;
+  std::vector<KeyHeadInput> key_heads;
+  BlockSet active_blocks;
+  std::vector<std::uint32_t> active_list;
+  std::vector<const float*> tap_inputs;  // per conv tap: the window slot or raw
+  std::vector<const std::uint64_t*> tap_block_words;  // per conv tap: its blocks with a weight
+  std::vector<float> recall, delta, read, dense_key, dense_query;
+};
+
+class FastGatedDeltaNet {
+ public:
+  FastGatedDeltaNet(const Config& config, const Checkpoint& checkpoint, std::size_t layer);
+
+  // Non-zero weights of the projections.
+  std::uint64_t weight_count() const;
+
+  // What the executor needs to know about a state it has not produced itself (scans it once).
+  GatedDeltaNetTracking track(const GatedDeltaNetState& state) const;
+
+  // x: the input_layernorm output; out: the mixer output (cleared and filled). The State's conv
+  // window is left as it was; `tracking` holds the current one.
+  void step(GatedDeltaNetState& state, GatedDeltaNetTracking& tracking, const SparseInput& x,
+            GatedDeltaNetScratch& scratch, BlockVector& out, GatedDeltaNetCounters& counters) const;
+
+ private:
+  // s.mixed = SiLU(conv(window, s.raw)), with s.mixed_nonzeros and s.mixed_finite.
+  void convolve(const GatedDeltaNetTracking& tracking, bool raw_finite, GatedDeltaNetScratch& s) const;
+  void select_key_heads(GatedDeltaNetScratch& s) const;
+  float decay(std::size_t head, float a) const;
+  std::span<float> head_state(GatedDeltaNetState& state, std::size_t head) const;
+  const float* head_value(const GatedDeltaNetScratch& s, std::size_t head) const;
+  // The clean-state path; false (state untouched) when δ turns out not finite.
+  bool sparse_head(std::size_t head, std::span<float> state, std::uint8_t& clean, GatedDeltaNetScratch& s,
+                   bool& read_is_zero) const;
+  void reference_head(std::size_t head, float alpha, std::span<float> state, GatedDeltaNetScratch& s) const;
+  // The gated RMSNorm of one head's read-out into s.gated.
+  void gate_head(std::size_t head, bool read_is_zero, bool z_finite, GatedDeltaNetScratch& s) const;
+
+  std::size_t key_heads_, value_heads_, key_head_dim_, value_head_dim_, kernel_, conv_dim_;
+  float eps_, query_scale_;
+  ColumnMatrix qkv_, z_, b_, a_, out_;
+  std::vector<float> conv_taps_;    // [kernel][conv_dim in whole blocks], tap-major
+  std::vector<BlockSet> tap_blocks_;  // per tap: the channel blocks where it has a non-zero weight
+  bool conv_finite_ = true;
+  std::vector<float> dt_bias_, A_log_, norm_;
+  bool norm_finite_ = true;
+  std::vector<float> alpha_at_zero_;  // per value head: α when a = ±0
+  bool zero_reads_vanish_ = true;     // the gated RMSNorm of an all-zero read-out is ±0 (given finite z)
+};
+
+}  // namespace rvformer::engine

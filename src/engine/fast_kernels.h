@@ -1,0 +1,92 @@
+// engine/fast_kernels.h — the inner loops of the fast executor (fast_model.h), on raw arrays cut into
+// 16-lane blocks. fast_kernels.cpp compiles them once per x86-64 level (AVX-512, AVX2, baseline) and
+// fast_kernels() picks the best one the CPU runs. Every kernel does lane-wise IEEE arithmetic and
+// keeps each sequential sum in index order, so the choice never changes a result.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "engine/fast_ops.h"
+
+namespace rvformer::engine {
+
+// A ColumnMatrix's storage as the kernels read it (see column_matrix.h).
+struct ColumnStorage {
+  std::size_t parts;
+  const std::size_t* block_begin;  // per column·parts + part, then the end
+  const std::uint32_t* block_index;
+  const float* block_values;  // 16 per block
+  const std::size_t* entry_begin;
+  const std::uint32_t* entry_row;
+  const float* entry_value;
+};
+
+// Where a kernel appends the entries of its output that are not ±0 (capacity is the caller's duty).
+struct NonzeroSink {
+  std::uint32_t* index;
+  float* value;
+};
+
+struct ConvolveArgs {
+  const std::uint32_t* blocks;  // the channel blocks to compute, increasing
+  std::size_t block_count;
+  std::size_t kernel;
+  const float* const* tap_inputs;  // per tap: the conv input it reads (window slot or current)
+  const float* tap_weights;        // [kernel][tap_stride]
+  std::size_t tap_stride;
+  const std::uint64_t* const* tap_blocks;  // per tap: bitset of blocks where it has a weight; null: all
+  float* out;                              // SiLU(conv), written on the listed blocks
+  NonzeroSink nonzeros;
+  SiluShortcuts silu;
+};
+
+struct ConvolveResult {
+  std::size_t nonzeros;
+  bool finite;
+};
+
+// The best score among written blocks: the lowest row among the highest, or the first NaN.
+struct BlockArgmax {
+  bool found;  // false when no block was written
+  bool is_nan;
+  float value;
+  std::size_t row;
+};
+
+struct FastKernels {
+  // y_rows += W[:, cols[k]]·values[k] for k < count, over one part (finite values only). When
+  // `written` is not null, sets the bit of every block written (relative to the part).
+  void (*accumulate)(const ColumnStorage& matrix, std::size_t part, const std::uint32_t* cols, const float* values,
+                     std::size_t count, float* y_rows, std::uint64_t* written);
+  // out = SiLU(Σ_tap w_tap·input_tap from +0), on the listed blocks, skipping the taps without a
+  // weight in a block; appends the non-zero outputs.
+  ConvolveResult (*convolve)(const ConvolveArgs& args);
+  // out = SiLU(gate)·up on the listed blocks; appends the non-zero products; returns their count.
+  std::size_t (*silu_product)(const float* gate, const float* up, const std::uint32_t* blocks, std::size_t block_count,
+                              float* out, NonzeroSink nonzeros, SiluShortcuts silu);
+  // Σ x² over the listed blocks' non-zero values, sequentially in index order from +0.
+  float (*sum_of_squares)(const float* values, const std::uint32_t* blocks, std::size_t block_count);
+  // out = (x·scale)·weight on the listed blocks; appends the non-zero outputs; returns their count.
+  std::size_t (*scale)(const float* x, const float* weight, float scale, const std::uint32_t* blocks,
+                       std::size_t block_count, float* out, NonzeroSink nonzeros);
+  // Appends the non-zero values of the listed blocks; returns their count.
+  std::size_t (*gather)(const float* values, const std::uint32_t* blocks, std::size_t block_count, NonzeroSink nonzeros);
+  // The best score among the blocks whose bit is set in `written` (rows < row_count); zeroes those
+  // blocks of `scores` and clears `written`.
+  BlockArgmax (*argmax_written)(float* scores, std::uint64_t* written, std::size_t words, std::size_t row_count);
+};
+
+// The kernels for this CPU (decided once).
+const FastKernels& fast_kernels();
+
+// Every compiled variant, best first, for tests that compare them.
+struct KernelVariant {
+  const char* name;
+  const FastKernels* kernels;
+  bool supported;  // this CPU can run it
+};
+std::span<const KernelVariant> kernel_variants();
+
+}  // namespace rvformer::engine

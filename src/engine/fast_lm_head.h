@@ -1,0 +1,60 @@
+// engine/fast_lm_head.h — the logits and the greedy token of the fast executor (fast_model.h).
+//
+// The final hidden state of a compiled model has a handful of non-zero dimensions, each reaching a
+// few hundred to a few thousand vocabulary rows of the (column-stored) head. argmax() accumulates
+// only those rows, in the reference order, into a vocabulary-sized scratch that is +0 everywhere
+// else, and scans only the 16-row blocks it wrote. Every other row scores exactly +0 (a sum of ±0
+// products from +0) and is accounted for without being touched: it wins only when the best touched
+// score is below +0, or equal to it at a higher index (torch.argmax: the lowest index among equal
+// maxima, −0 equal to +0; the first NaN wins). The vocabulary is split into two halves that two
+// threads can score independently.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "engine/block_vector.h"
+#include "engine/checkpoint.h"
+#include "engine/column_matrix.h"
+#include "engine/helper_thread.h"
+
+namespace rvformer::engine {
+
+class FastLmHead {
+ public:
+  // weights: [vocab, hidden], the LM head or the tied embedding.
+  explicit FastLmHead(const CheckpointTensor& weights);
+  FastLmHead(std::size_t vocab, std::size_t hidden, std::span<const float> row_major);
+
+  std::size_t nonzero_count() const { return matrix_.nonzero_count(); }
+
+  // All vocab logits, bit-identical to the reference; `weights` counts the weights multiplied.
+  std::vector<float> logits(const SparseInput& hidden, std::uint64_t& weights) const;
+  // The greedy token. With a helper, the second half of the vocabulary is scored on it.
+  std::uint32_t argmax(const SparseInput& hidden, HelperThread* helper, std::uint64_t& weights);
+
+ private:
+  // The best row of one part: the lowest index among the highest scores, or the first NaN.
+  struct Best {
+    float value = 0.0f;
+    std::size_t row = 0;  // absolute
+    bool is_nan = false;
+  };
+  struct PartJob {
+    FastLmHead* head;
+    const SparseInput* hidden;
+    std::size_t part;
+    Best best;
+    std::uint64_t weights;
+  };
+  explicit FastLmHead(ColumnMatrix matrix);
+  static void run_part(void* job);
+  Best argmax_part(const SparseInput& hidden, std::size_t part, std::uint64_t& weights);
+
+  ColumnMatrix matrix_;
+  std::vector<float> scores_;      // +0 between calls
+  std::vector<BlockSet> written_;  // per part: blocks of scores_ written by the current call
+};
+
+}  // namespace rvformer::engine

@@ -1,0 +1,332 @@
+// engine/fast_model.cpp — see fast_model.h. The decoder-layer loop mirrors Model::final_hidden; the
+// Gated DeltaNet mixer lives in fast_gated_delta_net.cpp, the LM head in fast_lm_head.cpp.
+#include "engine/fast_model.h"
+
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <variant>
+
+#include <fmt/format.h>
+
+#include "engine/attention.h"
+#include "engine/column_matrix.h"
+#include "engine/fast_kernels.h"
+#include "engine/fast_lm_head.h"
+#include "engine/fast_ops.h"
+#include "engine/helper_thread.h"
+#include "engine/ops.h"
+#include "support/error.h"
+
+namespace rvformer::engine {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A zero-centred RMSNorm weight, with 1 + w precomputed (the reference computes the same fp32 sum
+// every time, so precomputing it is exact).
+struct NormWeights {
+  std::vector<float> weight;
+  std::vector<float> one_plus_weight;  // padded with +0 to whole blocks
+  bool finite = true;
+
+  explicit NormWeights(std::vector<float> values)
+      : weight(std::move(values)), one_plus_weight(block_count(weight.size()) * block_lanes, 0.0f) {
+    for (std::size_t i = 0; i < weight.size(); ++i) {
+      one_plus_weight[i] = 1.0f + weight[i];
+      finite = finite && std::isfinite(one_plus_weight[i]);
+    }
+  }
+};
+
+struct FastMlp {
+  ColumnMatrix gate, up, down;
+};
+
+struct FastLayer {
+  NormWeights input_norm;
+  NormWeights post_attention_norm;
+  std::variant<FastGatedDeltaNet, AttentionWeights> mixer;
+  FastMlp mlp;
+};
+
+// Full-attention layers are rare in compiled models; they keep dense weights and run the reference
+// attention_step.
+PackedMatrix packed_matrix(const CheckpointTensor& tensor) {
+  const std::size_t rows = tensor.shape.at(0);
+  const std::size_t cols = tensor.element_count() / rows;
+  PackedMatrix matrix(rows, cols);
+  const std::vector<float> values = tensor.to_floats();
+  for (std::size_t first = 0; first < rows; first += PackedMatrix::panel_rows) {
+    const std::size_t count = std::min(PackedMatrix::panel_rows, rows - first);
+    matrix.set_panel_rows(first, std::span(values).subspan(first * cols, count * cols));
+  }
+  return matrix;
+}
+
+std::variant<FastGatedDeltaNet, AttentionWeights> load_mixer(const Checkpoint& checkpoint, std::size_t layer) {
+  const Config& config = checkpoint.config();
+  if (config.layer_types[layer] == LayerType::linear_attention) return FastGatedDeltaNet(config, checkpoint, layer);
+  const auto tensor = [&](std::string_view name) -> const CheckpointTensor& {
+    return checkpoint.tensor(fmt::format("layers.{}.self_attn.{}", layer, name));
+  };
+  return AttentionWeights{
+      .q_proj = packed_matrix(tensor("q_proj.weight")),
+      .k_proj = packed_matrix(tensor("k_proj.weight")),
+      .v_proj = packed_matrix(tensor("v_proj.weight")),
+      .o_proj = packed_matrix(tensor("o_proj.weight")),
+      .q_norm = tensor("q_norm.weight").to_floats(),
+      .k_norm = tensor("k_norm.weight").to_floats(),
+  };
+}
+
+std::uint64_t element_count(const PackedMatrix& matrix) { return matrix.rows() * matrix.cols(); }
+
+std::uint64_t attention_weight_count(const AttentionWeights& weights) {
+  return element_count(weights.q_proj) + element_count(weights.k_proj) + element_count(weights.v_proj) +
+         element_count(weights.o_proj);
+}
+
+// Adds the time since the previous lap to a counter, when timing is on.
+class LapTimer {
+ public:
+  explicit LapTimer(bool enabled) : enabled_(enabled) {
+    if (enabled_) last_ = Clock::now();
+  }
+  void lap(double& seconds) {
+    if (!enabled_) return;
+    const auto now = Clock::now();
+    seconds += std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+  }
+
+ private:
+  bool enabled_;
+  Clock::time_point last_;
+};
+
+}  // namespace
+
+struct FastModel::Impl {
+  Impl(const Checkpoint& checkpoint, FastModelOptions options);
+
+  void check_input(const FastState& state, TokenId token) const;
+  // One token through every layer and the final norm: the result is in normed / normed_nonzeros.
+  void run_layers(FastState& state, TokenId token);
+  // normed = RMSNorm(hidden) over hidden's non-zero entries; normed_nonzeros lists its non-zeros.
+  void normalise(const NormWeights& norm);
+  void mlp_step(const FastMlp& mlp);
+  SparseInput normed_input() const { return {normed.values(), normed_nonzeros}; }
+
+  Config config;
+  std::uint64_t shape_fingerprint;
+  FastModelOptions options;
+  float eps;
+  SparseRows embedding;
+  FastLmHead lm_head;
+  NormWeights final_norm;
+  std::vector<FastLayer> layers;
+  std::vector<float> rope_inverse_frequencies;
+  std::uint64_t weight_count = 0;
+
+  // Working memory of one step.
+  BlockVector hidden, normed, update, gate, up, product;
+  SparseVector normed_nonzeros, product_nonzeros;
+  std::optional<GatedDeltaNetScratch> gated_delta_net_scratch;
+  std::vector<float> cos, sin;
+  std::optional<HelperThread> helper;
+  FastCounters counters;
+};
+
+FastModel::Impl::Impl(const Checkpoint& checkpoint, FastModelOptions options)
+    : config(checkpoint.config()),
+      shape_fingerprint(config.shape_fingerprint()),
+      options(options),
+      eps(static_cast<float>(config.rms_norm_eps)),
+      embedding(SparseRows::from_tensor(checkpoint.tensor("embed_tokens.weight"))),
+      lm_head(checkpoint.tensor(config.tie_word_embeddings ? "embed_tokens.weight" : "lm_head.weight")),
+      final_norm(checkpoint.tensor("norm.weight").to_floats()),
+      hidden(config.hidden_size),
+      normed(config.hidden_size),
+      update(config.hidden_size),
+      gate(config.intermediate_size),
+      up(config.intermediate_size),
+      product(config.intermediate_size),
+      normed_nonzeros(config.hidden_size),
+      product_nonzeros(config.intermediate_size) {
+  weight_count = lm_head.nonzero_count();
+  if (!config.tie_word_embeddings) weight_count += checkpoint.tensor("embed_tokens.weight").element_count();
+  for (std::size_t layer = 0; layer < config.num_hidden_layers; ++layer) {
+    const auto tensor = [&](std::string_view name) -> const CheckpointTensor& {
+      return checkpoint.tensor(fmt::format("layers.{}.{}", layer, name));
+    };
+    FastLayer fast{
+        .input_norm = NormWeights(tensor("input_layernorm.weight").to_floats()),
+        .post_attention_norm = NormWeights(tensor("post_attention_layernorm.weight").to_floats()),
+        .mixer = load_mixer(checkpoint, layer),
+        .mlp = {ColumnMatrix::from_tensor(tensor("mlp.gate_proj.weight")),
+                ColumnMatrix::from_tensor(tensor("mlp.up_proj.weight")),
+                ColumnMatrix::from_tensor(tensor("mlp.down_proj.weight"))},
+    };
+    weight_count += fast.mlp.gate.nonzero_count() + fast.mlp.up.nonzero_count() + fast.mlp.down.nonzero_count();
+    if (const auto* mixer = std::get_if<FastGatedDeltaNet>(&fast.mixer)) {
+      weight_count += mixer->weight_count();
+    } else {
+      weight_count += attention_weight_count(std::get<AttentionWeights>(fast.mixer));
+    }
+    layers.push_back(std::move(fast));
+  }
+  if (config.count_layers(LayerType::linear_attention) > 0) gated_delta_net_scratch.emplace(config);
+  rope_inverse_frequencies = engine::rope_inverse_frequencies(config.rotary_dim(), config.rope_theta);
+  cos.resize(rope_inverse_frequencies.size());
+  sin.resize(rope_inverse_frequencies.size());
+  if (options.helper_thread) helper.emplace();
+}
+
+void FastModel::Impl::check_input(const FastState& state, TokenId token) const {
+  if (token >= config.vocab_size) fail("token id {} is out of range (vocab_size {})", token, config.vocab_size);
+  if (state.state_.shape_fingerprint() != shape_fingerprint) {
+    fail("the state belongs to a model of another shape ({})", state.state_.config().shape_description());
+  }
+}
+
+// The sum of squares runs over the non-zero entries in index order (a ±0 entry adds +0 to a sum that
+// is never −0). With a finite scale r and weight, a zero entry normalises to ±0, so only hidden's
+// marked blocks are written; the sign of such a zero never matters downstream, since every consumer
+// multiplies it by a weight and skips or adds the ±0 product. A non-finite r (or weight) makes
+// every entry count: the reference norm runs.
+void FastModel::Impl::normalise(const NormWeights& norm) {
+  const FastKernels& kernels = fast_kernels();
+  const auto& blocks = hidden.blocks();
+  const float sum = kernels.sum_of_squares(hidden.data(), blocks.data(), blocks.size());
+  const float scale = inverse_rms_from_sum(sum, config.hidden_size, eps);
+  normed.clear();
+  if (std::isfinite(scale) && norm.finite) {
+    normed.mark(blocks);
+    normed_nonzeros.set_size(kernels.scale(hidden.data(), norm.one_plus_weight.data(), scale, blocks.data(),
+                                           blocks.size(), normed.data(), normed_nonzeros.sink()));
+    return;
+  }
+  normed.mark_all();
+  rms_norm_zero_centred(hidden.values(), norm.weight, eps, normed.values());
+  normed.gather(normed_nonzeros);
+  ++counters.reference_norms;
+}
+
+// down(SiLU(gate)·up): where gate is +0 (outside its marked blocks), SiLU(+0)·up = ±0 for finite up,
+// which down_proj skips; a non-finite up makes every neuron count.
+void FastModel::Impl::mlp_step(const FastMlp& mlp) {
+  counters.mlp_weights += mlp.gate.multiply(normed_input(), gate) + mlp.up.multiply(normed_input(), up);
+  product.clear();
+  if (mlp.up.output_certainly_finite(normed_input()) || up.all_finite()) {
+    product.mark(gate.blocks());
+  } else {
+    product.mark_all();
+  }
+  const auto& blocks = product.blocks();
+  product_nonzeros.set_size(fast_kernels().silu_product(gate.data(), up.data(), blocks.data(), blocks.size(),
+                                                        product.data(), product_nonzeros.sink(), silu_shortcuts()));
+  counters.mlp_weights += mlp.down.multiply({product.values(), product_nonzeros}, update);
+}
+
+void FastModel::Impl::run_layers(FastState& state, TokenId token) {
+  check_input(state, token);
+  LapTimer timer(options.timing);
+  embedding.copy_row(token, hidden);
+  if (!cos.empty()) rope_cos_sin(rope_inverse_frequencies, state.position(), cos, sin);
+  timer.lap(counters.embedding_seconds);
+  for (std::size_t layer = 0; layer < layers.size(); ++layer) {
+    const FastLayer& weights = layers[layer];
+    normalise(weights.input_norm);
+    timer.lap(counters.norm_seconds);
+    if (const auto* gated_delta_net = std::get_if<FastGatedDeltaNet>(&weights.mixer)) {
+      gated_delta_net->step(state.state_.gated_delta_net(layer), state.tracking_[layer], normed_input(),
+                            *gated_delta_net_scratch, update, counters.gated_delta_net);
+      timer.lap(counters.gated_delta_net_seconds);
+    } else {
+      const auto& attention = std::get<AttentionWeights>(weights.mixer);
+      update.clear();
+      update.mark_all();
+      attention_step(config, attention, state.state_.attention(layer), cos, sin, normed.values(), update.values());
+      counters.attention_weights += attention_weight_count(attention);
+      timer.lap(counters.attention_seconds);
+    }
+    hidden.add(update);
+    normalise(weights.post_attention_norm);
+    timer.lap(counters.norm_seconds);
+    mlp_step(weights.mlp);
+    hidden.add(update);
+    timer.lap(counters.mlp_seconds);
+  }
+  state.state_.advance();
+  state.windows_stale_ = true;
+  normalise(final_norm);
+  timer.lap(counters.norm_seconds);
+  ++counters.tokens;
+}
+
+const State& FastState::state() const {
+  if (windows_stale_) {
+    for (std::size_t layer = 0; layer < tracking_.size(); ++layer) {
+      if (state_.config().layer_types[layer] == LayerType::linear_attention) {
+        tracking_[layer].write_window(state_.gated_delta_net(layer).conv);
+      }
+    }
+    windows_stale_ = false;
+  }
+  return state_;
+}
+
+FastModel FastModel::load(const std::filesystem::path& directory, FastModelOptions options) {
+  return FastModel(Checkpoint::open(directory), options);
+}
+
+FastModel::FastModel(const Checkpoint& checkpoint, FastModelOptions options)
+    : impl_(std::make_unique<Impl>(checkpoint, options)) {}
+
+FastModel::FastModel(FastModel&&) noexcept = default;
+FastModel& FastModel::operator=(FastModel&&) noexcept = default;
+FastModel::~FastModel() = default;
+
+const Config& FastModel::config() const { return impl_->config; }
+
+std::uint64_t FastModel::weight_count() const { return impl_->weight_count; }
+
+FastState FastModel::new_state() const { return adopt(State(impl_->config)); }
+
+FastState FastModel::adopt(State state) const {
+  if (state.shape_fingerprint() != impl_->shape_fingerprint) {
+    fail("the state belongs to a model of another shape ({})", state.config().shape_description());
+  }
+  std::vector<GatedDeltaNetTracking> tracking(impl_->layers.size());
+  for (std::size_t layer = 0; layer < impl_->layers.size(); ++layer) {
+    if (const auto* mixer = std::get_if<FastGatedDeltaNet>(&impl_->layers[layer].mixer)) {
+      tracking[layer] = mixer->track(state.gated_delta_net(layer));
+    }
+  }
+  return FastState(std::move(state), std::move(tracking));
+}
+
+std::vector<float> FastModel::decode(FastState& state, TokenId token) {
+  impl_->run_layers(state, token);
+  LapTimer timer(impl_->options.timing);
+  auto logits = impl_->lm_head.logits(impl_->normed_input(), impl_->counters.lm_head_weights);
+  timer.lap(impl_->counters.lm_head_seconds);
+  return logits;
+}
+
+TokenId FastModel::decode_argmax(FastState& state, TokenId token) {
+  impl_->run_layers(state, token);
+  LapTimer timer(impl_->options.timing);
+  const TokenId next = impl_->lm_head.argmax(impl_->normed_input(), impl_->helper ? &*impl_->helper : nullptr,
+                                             impl_->counters.lm_head_weights);
+  timer.lap(impl_->counters.lm_head_seconds);
+  return next;
+}
+
+const FastCounters& FastModel::counters() const { return impl_->counters; }
+
+void FastModel::reset_counters() { impl_->counters = {}; }
+
+}  // namespace rvformer::engine

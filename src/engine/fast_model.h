@@ -1,0 +1,103 @@
+// engine/fast_model.h — the fast exact executor: a second implementation of Model's decode step that
+// exploits the sparsity of compiled models (zero weights, mostly-zero activations, one-hot or zero
+// GDN keys and queries, decay exactly 1, neurons that are off) and is bit-identical to the dense
+// reference path (model.h) for any checkpoint: the same logits, the same greedy tokens and the same
+// State after every step. It keeps every sum in the reference order and leaves out only terms that
+// cannot change a result; where an input is not finite it computes the step the reference way.
+// docs/engine.md ("Fast exact executor") lists every shortcut and why it is exact.
+//
+//   FastModel model = FastModel::load(directory);
+//   FastState state = model.new_state();           // or model.adopt(state) for an existing State
+//   TokenId next = model.decode_argmax(state, token);
+//   const State& reference_state = state.state();  // what Model::decode would have left
+//
+// A FastModel holds scratch memory and (by default) a helper thread: use it from one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "engine/checkpoint.h"
+#include "engine/fast_gated_delta_net.h"
+#include "engine/model.h"
+#include "engine/state.h"
+
+namespace rvformer::engine {
+
+struct FastModelOptions {
+  bool helper_thread = true;  // score half of the vocabulary on a second thread
+  bool timing = false;        // accumulate time per layer type into FastCounters
+};
+
+struct FastCounters {
+  std::uint64_t tokens = 0;
+  GatedDeltaNetCounters gated_delta_net;  // summed over layers
+  // Weights multiplied: the non-zero ones of sparse matrices, every one of attention's dense ones.
+  std::uint64_t attention_weights = 0;
+  std::uint64_t mlp_weights = 0;
+  std::uint64_t lm_head_weights = 0;
+  std::uint64_t reference_norms = 0;  // RMSNorms computed the reference way (non-finite scale)
+  // With FastModelOptions::timing, seconds spent in each part of the step.
+  double embedding_seconds = 0;
+  double norm_seconds = 0;
+  double gated_delta_net_seconds = 0;
+  double attention_seconds = 0;
+  double mlp_seconds = 0;
+  double lm_head_seconds = 0;
+
+  std::uint64_t weights() const {
+    return gated_delta_net.weights + attention_weights + mlp_weights + lm_head_weights;
+  }
+};
+
+// A State plus what the fast executor knows about it (which GDN heads hold a clean state) and the
+// GDN conv windows, which it keeps as rings instead of shifting them every token. Created by
+// FastModel::new_state or adopt.
+class FastState {
+ public:
+  // The reference State; the first call after a step writes the conv windows into it (O(windows)).
+  const State& state() const;
+  std::size_t position() const { return state_.position(); }
+
+ private:
+  friend class FastModel;
+  FastState(State state, std::vector<GatedDeltaNetTracking> tracking)
+      : state_(std::move(state)), tracking_(std::move(tracking)) {}
+
+  mutable State state_;
+  std::vector<GatedDeltaNetTracking> tracking_;  // per layer (empty for attention layers)
+  mutable bool windows_stale_ = false;           // state_'s conv windows lag behind tracking_
+};
+
+class FastModel {
+ public:
+  static FastModel load(const std::filesystem::path& directory, FastModelOptions options = {});
+  explicit FastModel(const Checkpoint& checkpoint, FastModelOptions options = {});
+  FastModel(FastModel&&) noexcept;
+  FastModel& operator=(FastModel&&) noexcept;
+  ~FastModel();
+
+  const Config& config() const;
+  // Non-zero weights stored (all matrices; the tied embedding counted once as the LM head).
+  std::uint64_t weight_count() const;
+
+  FastState new_state() const;
+  // Takes over any State of this model's shape (for example one loaded from a file); scans it once.
+  FastState adopt(State state) const;
+
+  // Model::decode and Model::decode_argmax, bit for bit. Throw rvformer::Error on a bad token or a
+  // state of another shape, before the state changes.
+  std::vector<float> decode(FastState& state, TokenId token);
+  TokenId decode_argmax(FastState& state, TokenId token);
+
+  const FastCounters& counters() const;
+  void reset_counters();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rvformer::engine

@@ -1,0 +1,314 @@
+// engine/fast_model_test.cpp — the fast exact executor (fast_model.h) against the dense reference
+// path (model.h): on random sparse Qwen3.5-shaped models (every decay kind, zero keys, −0 in the
+// state, tied and untied heads, a full-attention layer), on random dense models, on adopted states
+// and on models with non-finite values, the logits, greedy tokens and States must be bit-identical
+// after every step. Also: each kernel variant against the baseline, fast_silu against silu, and the
+// sparse argmax on crafted score patterns.
+#include "engine/fast_model.h"
+
+#include <bit>
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "engine/bitwise_comparison.h"
+#include "engine/fast_kernels.h"
+#include "engine/fast_lm_head.h"
+#include "engine/fast_ops.h"
+#include "engine/ops.h"
+#include "engine/random_model.h"
+#include "support/error.h"
+
+namespace rvformer::engine {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Equal bits, every NaN counting as the same NaN (bitwise_comparison.h).
+std::uint32_t comparable_bits(float value) { return std::isnan(value) ? 0x7fc00000u : std::bit_cast<std::uint32_t>(value); }
+
+bool holds_negative_zero(const State& state) {
+  for (std::size_t layer = 0; layer < state.config().num_hidden_layers; ++layer) {
+    if (state.config().layer_types[layer] != LayerType::linear_attention) continue;
+    for (float value : state.gated_delta_net(layer).recurrent) {
+      if (std::bit_cast<std::uint32_t>(value) == 0x80000000u) return true;
+    }
+  }
+  return false;
+}
+
+// Five GDN layers and one full-attention layer; value head h uses key head h / 2, so the four
+// decay kinds of random_sparse_model_tensors (h mod 4) meet both zero and non-zero keys.
+Config sparse_test_config(bool tied) {
+  Config config;
+  config.hidden_size = 128;
+  config.intermediate_size = 192;
+  config.vocab_size = 300;
+  config.layer_types = {LayerType::linear_attention, LayerType::linear_attention, LayerType::full_attention,
+                        LayerType::linear_attention, LayerType::linear_attention, LayerType::linear_attention};
+  config.num_hidden_layers = config.layer_types.size();
+  config.linear_num_key_heads = 4;
+  config.linear_num_value_heads = 8;
+  config.linear_key_head_dim = 32;
+  config.linear_value_head_dim = 32;
+  config.linear_conv_kernel_dim = 4;
+  config.num_attention_heads = 4;
+  config.num_key_value_heads = 2;
+  config.head_dim = 32;
+  config.rope_theta = 10000.0;
+  config.partial_rotary_factor = 0.5;
+  config.rms_norm_eps = 1e-6;
+  config.tie_word_embeddings = tied;
+  return config;
+}
+
+fs::path model_directory(const std::string& name) { return fs::path(::testing::TempDir()) / ("fast_model_" + name); }
+
+// Feeds both paths the same tokens: mostly their own greedy token, every third one a random token.
+// Compares logits (or greedy tokens) and states after every step. Returns the fast path's counters.
+FastCounters expect_identical_runs(const fs::path& directory, std::size_t steps, bool compare_logits,
+                                   bool* saw_negative_zero = nullptr) {
+  const Model model = Model::load(directory);
+  FastModel fast = FastModel::load(directory);
+  State reference = model.new_state();
+  FastState state = fast.new_state();
+  std::mt19937 random(3);
+  const auto vocab = static_cast<TokenId>(model.config().vocab_size);
+  TokenId token = 1;
+  for (std::size_t step = 0; step < steps; ++step) {
+    if (step % 3 == 0) token = static_cast<TokenId>(random() % vocab);
+    if (compare_logits) {
+      const auto expected = model.decode(reference, token);
+      EXPECT_EQ(first_difference(fast.decode(state, token), expected), std::nullopt) << "step " << step;
+      token = static_cast<TokenId>(argmax(expected));
+    } else {
+      const TokenId expected = model.decode_argmax(reference, token);
+      EXPECT_EQ(fast.decode_argmax(state, token), expected) << "step " << step;
+      token = expected;
+    }
+    EXPECT_EQ(first_difference(state.state(), reference), std::nullopt) << "step " << step;
+    if (saw_negative_zero != nullptr && holds_negative_zero(reference)) *saw_negative_zero = true;
+    if (::testing::Test::HasFailure()) break;
+  }
+  return fast.counters();
+}
+
+TEST(FastModelTest, SparseModelsGiveBitIdenticalLogitsAndStates) {
+  for (const bool tied : {true, false}) {
+    const fs::path directory = model_directory(tied ? "sparse_tied" : "sparse_untied");
+    write_random_sparse_model(directory, sparse_test_config(tied), tied ? 5 : 6);
+    bool saw_negative_zero = false;
+    const FastCounters counters = expect_identical_runs(directory, 300, true, &saw_negative_zero);
+    // Every head path ran, and the state held −0 (from the switching decay) at some point.
+    EXPECT_GT(counters.gated_delta_net.idle_heads, 0u);
+    EXPECT_GT(counters.gated_delta_net.sparse_heads, 0u);
+    EXPECT_GT(counters.gated_delta_net.reference_heads, 0u);
+    EXPECT_TRUE(saw_negative_zero);
+  }
+}
+
+TEST(FastModelTest, SparseModelsGiveTheSameGreedyTokens) {
+  const fs::path directory = model_directory("sparse_argmax");
+  write_random_sparse_model(directory, sparse_test_config(true), 7);
+  expect_identical_runs(directory, 300, false);
+}
+
+TEST(FastModelTest, DenseModelsGiveBitIdenticalLogitsAndStates) {
+  const fs::path directory = model_directory("dense");
+  write_random_model(directory, tiny_test_config(), 8);
+  expect_identical_runs(directory, 60, true);
+  expect_identical_runs(directory, 60, false);
+}
+
+TEST(FastModelTest, AnAdoptedStateContinuesLikeTheReference) {
+  const fs::path directory = model_directory("adopt");
+  write_random_sparse_model(directory, sparse_test_config(true), 9);
+  const Model model = Model::load(directory);
+  FastModel fast = FastModel::load(directory);
+  State reference = model.new_state();
+  for (TokenId token : {5u, 17u, 3u, 99u, 0u, 42u, 42u}) model.decode(reference, token);
+  FastState state = fast.adopt(reference);
+  EXPECT_EQ(first_difference(state.state(), reference), std::nullopt);
+  for (TokenId token : {7u, 100u, 64u, 1u, 2u, 250u, 7u}) {
+    EXPECT_EQ(first_difference(fast.decode(state, token), model.decode(reference, token)), std::nullopt);
+    EXPECT_EQ(first_difference(state.state(), reference), std::nullopt);
+  }
+}
+
+TEST(FastModelTest, BadInputIsRejectedBeforeTheStateChanges) {
+  const fs::path directory = model_directory("bad_input");
+  write_random_sparse_model(directory, sparse_test_config(true), 10);
+  FastModel fast = FastModel::load(directory);
+  FastState state = fast.new_state();
+  EXPECT_THROW(fast.decode(state, 300), Error);
+  EXPECT_EQ(state.position(), 0u);
+  Config other = sparse_test_config(true);
+  other.hidden_size = 64;
+  EXPECT_THROW(fast.adopt(State(other)), Error);
+}
+
+// An infinite weight makes NaNs that spread through the rest of the pass; a huge embedding value
+// overflows a norm's sum of squares. NaNs must appear exactly where the reference has them.
+TEST(FastModelTest, NonFiniteValuesAppearWhereTheReferenceHasThem) {
+  const Config config = sparse_test_config(false);
+  for (const std::string damaged : {"layers.5.mlp.down_proj.weight", "layers.3.linear_attn.in_proj_qkv.weight",
+                                    "embed_tokens.weight"}) {
+    auto tensors = random_sparse_model_tensors(config, 11);
+    for (OwnedTensor& tensor : tensors) {
+      if (tensor.name == damaged) tensor.values[tensor.values.size() / 2 + 7] = damaged == "embed_tokens.weight" ? 3e38f : INFINITY;
+    }
+    const fs::path directory = model_directory("non_finite");
+    write_checkpoint(directory, config, tensors_to_write(tensors, DType::F32));
+    const Model model = Model::load(directory);
+    FastModel fast = FastModel::load(directory);
+    State reference = model.new_state();
+    FastState state = fast.new_state();
+    const TokenId huge_token = static_cast<TokenId>((tensors.front().values.size() / 2 + 7) / config.hidden_size);
+    for (TokenId token : {1u, huge_token, 2u, 3u, huge_token, 4u}) {
+      EXPECT_EQ(first_difference(fast.decode(state, token), model.decode(reference, token)), std::nullopt) << damaged;
+      EXPECT_EQ(first_difference(state.state(), reference), std::nullopt) << damaged;
+    }
+  }
+}
+
+TEST(FastSiluTest, FastSiluIsSiluBitForBit) {
+  const SiluShortcuts& shortcuts = silu_shortcuts();
+  std::vector<float> values{0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-45f, -1e-45f, 3.4e38f, -3.4e38f};
+  for (const float bound : {shortcuts.identity_from, -shortcuts.minus_zero_from}) {
+    float below = bound;
+    float above = bound;
+    for (int step = 0; step < 1000; ++step) {
+      below = std::nextafter(below, -INFINITY);
+      above = std::nextafter(above, INFINITY);
+      values.insert(values.end(), {below, above});
+    }
+  }
+  for (std::uint64_t bits = 0; bits < (std::uint64_t{1} << 32); bits += 4099) values.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(bits)));
+  for (float x : values) ASSERT_EQ(comparable_bits(fast_silu(x)), comparable_bits(silu(x))) << x;
+}
+
+// The sparse argmax against torch.argmax over all logits, on score patterns where the rows no
+// weight reaches (+0) must win, tie or lose, and with NaNs.
+TEST(FastLmHeadTest, SparseArgmaxIsTheArgmaxOverAllRows) {
+  const std::size_t vocab = 200;
+  const std::size_t hidden = 4;
+  std::vector<float> weights(vocab * hidden, 0.0f);
+  // Dimension 0 reaches rows 40..59 negatively, dimension 1 rows 120..129 with mixed signs, dimension
+  // 2 reaches every row but row 3 (positively), dimension 3 only row 150.
+  for (std::size_t row = 40; row < 60; ++row) weights[row * hidden + 0] = -1.0f;
+  for (std::size_t row = 120; row < 130; ++row) weights[row * hidden + 1] = row % 2 == 0 ? 1.0f : -2.0f;
+  for (std::size_t row = 0; row < vocab; ++row) weights[row * hidden + 2] = row == 3 ? 0.0f : 0.5f;
+  weights[150 * hidden + 3] = 1.0f;
+  const std::vector<std::vector<float>> hiddens{
+      {1, 0, 0, 0},          // every reached row negative: row 0 (unreached, +0) wins
+      {0, 1, 0, 0},          // reached row 120 scores 1
+      {0, -1e-30f, 0, 0},    // tiny values: -0 and +0 rows tie with unreached rows
+      {0, 0, -1, 0},         // every row but 3 negative: row 3 wins
+      {0, 0, 1, 0},          // all rows but 3 score 0.5: row 0
+      {0, 0, 0, INFINITY},   // 0·∞ = NaN everywhere but row 150
+      {0, 0, 0, NAN},        // NaN everywhere
+      {2, 1, 0, -3},         // a mixture with a negative unique row
+      {0, 0, 0, 0},          // nothing reached
+  };
+  FastLmHead head(vocab, hidden, weights);
+  PackedMatrix dense(vocab, hidden);
+  for (std::size_t row = 0; row < vocab; ++row) dense.set_row(row, std::span(weights).subspan(row * hidden, hidden));
+  HelperThread helper;
+  for (const auto& x : hiddens) {
+    SparseVector nonzeros(hidden);
+    for (std::size_t i = 0; i < hidden; ++i) {
+      if (x[i] != 0.0f) nonzeros.push(static_cast<std::uint32_t>(i), x[i]);
+    }
+    std::vector<float> logits(vocab);
+    dense.multiply(x, logits);
+    std::uint64_t touched = 0;
+    const SparseInput input{x, nonzeros};
+    EXPECT_EQ(first_difference(head.logits(input, touched), logits), std::nullopt);
+    EXPECT_EQ(head.argmax(input, nullptr, touched), argmax(logits)) << x[0] << " " << x[1] << " " << x[2] << " " << x[3];
+    EXPECT_EQ(head.argmax(input, &helper, touched), argmax(logits));
+  }
+}
+
+// Every kernel variant this CPU runs computes what the baseline computes, bit for bit.
+TEST(FastKernelsTest, EveryVariantMatchesTheBaseline) {
+  const auto variants = kernel_variants();
+  const FastKernels& baseline = *variants.back().kernels;
+  std::mt19937 random(12);
+  std::uniform_real_distribution<float> uniform(-200.0f, 200.0f);
+  const std::size_t blocks = 64;
+  std::vector<float> a(blocks * 16), b(blocks * 16), c(blocks * 16);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    a[i] = i % 5 == 0 ? 0.0f : uniform(random);
+    b[i] = i % 7 == 0 ? -0.0f : uniform(random);
+    c[i] = uniform(random) / 100.0f;
+  }
+  a[33] = NAN;
+  b[70] = INFINITY;
+  std::vector<std::uint32_t> listed;
+  for (std::uint32_t block = 0; block < blocks; block += 1 + block % 3) listed.push_back(block);
+  for (const KernelVariant& variant : variants) {
+    if (!variant.supported) continue;
+    SCOPED_TRACE(variant.name);
+    const FastKernels& kernels = *variant.kernels;
+    const auto run_both = [&](auto&& kernel_call) {
+      std::vector<float> expected(a.size(), 0.0f), got(a.size(), 0.0f);
+      std::vector<std::uint32_t> expected_index(a.size()), got_index(a.size());
+      std::vector<float> expected_value(a.size()), got_value(a.size());
+      const auto expected_count = kernel_call(baseline, expected.data(), NonzeroSink{expected_index.data(), expected_value.data()});
+      const auto got_count = kernel_call(kernels, got.data(), NonzeroSink{got_index.data(), got_value.data()});
+      EXPECT_EQ(got_count, expected_count);
+      EXPECT_EQ(first_difference(got, expected), std::nullopt);
+      EXPECT_EQ(got_index, expected_index);
+      EXPECT_EQ(first_difference(got_value, expected_value), std::nullopt);
+    };
+    const SiluShortcuts silu = silu_shortcuts();
+    run_both([&](const FastKernels& k, float* out, NonzeroSink sink) {
+      return k.silu_product(a.data(), c.data(), listed.data(), listed.size(), out, sink, silu);
+    });
+    run_both([&](const FastKernels& k, float* out, NonzeroSink sink) {
+      return k.scale(a.data(), c.data(), 0.37f, listed.data(), listed.size(), out, sink);
+    });
+    run_both([&](const FastKernels& k, float*, NonzeroSink sink) { return k.gather(b.data(), listed.data(), listed.size(), sink); });
+    run_both([&](const FastKernels& k, float* out, NonzeroSink sink) {
+      const float* inputs[] = {a.data(), b.data(), c.data()};
+      const std::uint64_t every_block = ~std::uint64_t{0};
+      const std::uint64_t* tap_blocks[] = {&every_block, &every_block, &every_block};
+      const ConvolveResult result = k.convolve({listed.data(), listed.size(), 3, inputs, c.data(), 0, tap_blocks, out, sink, silu});
+      return result.nonzeros * 2 + result.finite;
+    });
+    EXPECT_EQ(comparable_bits(kernels.sum_of_squares(b.data(), listed.data(), listed.size())),
+              comparable_bits(baseline.sum_of_squares(b.data(), listed.data(), listed.size())));
+    // A column product: column 0 has dense blocks 0 and 2, column 1 block 1, columns 1 and 2 single entries.
+    const std::size_t block_begin[] = {0, 2, 3, 3};
+    const std::uint32_t block_index[] = {0, 2, 1};
+    const std::size_t entry_begin[] = {0, 0, 1, 3};
+    const std::uint32_t entry_row[] = {5, 20, 47};
+    const float entry_value[] = {0.75f, -3.5f, 1e-3f};
+    const ColumnStorage storage{1, block_begin, block_index, c.data(), entry_begin, entry_row, entry_value};
+    const std::uint32_t cols[] = {0, 1, 2};
+    const float factors[] = {1.5f, -2.25f, 3.0f};
+    std::vector<float> expected(64, 0.0f), got(64, 0.0f);
+    std::uint64_t expected_written = 0, got_written = 0;
+    baseline.accumulate(storage, 0, cols, factors, 3, expected.data(), &expected_written);
+    kernels.accumulate(storage, 0, cols, factors, 3, got.data(), &got_written);
+    EXPECT_EQ(first_difference(got, expected), std::nullopt);
+    EXPECT_EQ(got_written, expected_written);
+    // The argmax scan over written blocks (the last block only partly inside the rows).
+    for (const std::size_t rows : {blocks * 16, blocks * 16 - 5}) {
+      std::vector<float> scores_expected = b, scores_got = b;
+      std::vector<std::uint64_t> written_expected{0x8000f0f0f0f0f0f1ull}, written_got = written_expected;
+      const BlockArgmax want = baseline.argmax_written(scores_expected.data(), written_expected.data(), 1, rows);
+      const BlockArgmax have = kernels.argmax_written(scores_got.data(), written_got.data(), 1, rows);
+      EXPECT_EQ(have.found, want.found);
+      EXPECT_EQ(have.is_nan, want.is_nan);
+      EXPECT_EQ(have.row, want.row);
+      EXPECT_EQ(first_difference(scores_got, scores_expected), std::nullopt);
+      EXPECT_EQ(written_got, written_expected);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rvformer::engine
