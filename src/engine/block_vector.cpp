@@ -2,9 +2,21 @@
 #include "engine/block_vector.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 
 namespace rvformer::engine {
+
+float SparseVector::largest_magnitude() const {
+  if (largest_ == unknown) {
+    largest_ = 0.0f;
+    for (std::size_t k = 0; k < size_; ++k) {
+      const float magnitude = std::isfinite(value_[k]) ? std::fabs(value_[k]) : INFINITY;
+      largest_ = std::max(largest_, magnitude);
+    }
+  }
+  return largest_;
+}
 
 BlockVector::BlockVector(std::size_t size) : size_(size), values_(block_count(size) * block_lanes, 0.0f) {
   blocks_.reserve(block_count(size));
@@ -54,7 +66,19 @@ void BlockVector::add(const BlockVector& other) {
 }
 
 void BlockVector::gather(SparseVector& out) const {
+  out.clear();
   out.set_size(fast_kernels().gather(values_.data(), blocks_.data(), blocks_.size(), out.sink()));
+}
+
+float BlockVector::largest_magnitude() const {
+  float largest = 0.0f;
+  for (std::uint32_t block : blocks_) {
+    for (std::size_t lane = 0; lane < block_lanes; ++lane) {
+      const float value = values_[block * block_lanes + lane];
+      largest = std::max(largest, std::isfinite(value) ? std::fabs(value) : INFINITY);
+    }
+  }
+  return largest;
 }
 
 bool BlockVector::all_finite() const {

@@ -4,9 +4,12 @@
 // non-zero entries that sparse matrix products consume; and a bitset of block indices.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <span>
 #include <vector>
 
@@ -17,6 +20,25 @@ namespace rvformer::engine {
 inline constexpr std::size_t block_lanes = 16;
 
 constexpr std::size_t block_count(std::size_t size) { return (size + block_lanes - 1) / block_lanes; }
+
+// Allocates on 64-byte boundaries, so that every block is one cache line (an unaligned block
+// straddles two, which doubles the cost of loading and storing it).
+template <typename T>
+struct BlockAllocator {
+  using value_type = T;
+  static constexpr std::align_val_t alignment{64};
+
+  BlockAllocator() = default;
+  template <typename U>
+  BlockAllocator(const BlockAllocator<U>&) {}  // NOLINT: converting, as allocators are
+  T* allocate(std::size_t count) { return static_cast<T*>(::operator new(count * sizeof(T), alignment)); }
+  void deallocate(T* pointer, std::size_t) { ::operator delete(pointer, alignment); }
+  template <typename U>
+  bool operator==(const BlockAllocator<U>&) const { return true; }
+};
+
+// Floats in whole, cache-line aligned blocks.
+using BlockFloats = std::vector<float, BlockAllocator<float>>;
 
 namespace detail {
 // True when test(bits) is non-zero for some value's bit pattern; plain loops over integers
@@ -59,23 +81,43 @@ class SparseVector {
   float value(std::size_t k) const { return value_[k]; }
   std::span<const std::uint32_t> indices() const { return {index_.data(), size_}; }
   std::span<const float> values() const { return {value_.data(), size_}; }
-  std::span<float> values() { return {value_.data(), size_}; }
+  std::span<float> values() {
+    largest_ = unknown;
+    return {value_.data(), size_};
+  }
 
-  void clear() { size_ = 0; }
+  void clear() { set_size(0); }
+  // Copies other's entries (capacity permitting).
+  void assign(const SparseVector& other) {
+    std::copy_n(other.index_.begin(), other.size_, index_.begin());
+    std::copy_n(other.value_.begin(), other.size_, value_.begin());
+    set_size(other.size_);
+  }
   void push(std::uint32_t index, float value) {
     index_[size_] = index;
     value_[size_] = value;
     ++size_;
+    largest_ = unknown;
   }
-  // Where a kernel writes; then set_size() with the count it returns.
-  NonzeroSink sink() { return {index_.data(), value_.data()}; }
-  void set_size(std::size_t size) { size_ = size; }
-  bool all_finite() const { return engine::all_finite(value_.data(), size_); }
+  // Where a kernel writes (after the current entries); then set_size() with size() plus the count
+  // it returns.
+  NonzeroSink sink() { return {index_.data() + size_, value_.data() + size_}; }
+  void set_size(std::size_t size) {
+    size_ = size;
+    largest_ = unknown;
+  }
+
+  // The largest |value| (+∞ when a value is not finite), computed once per content.
+  float largest_magnitude() const;
+  bool all_finite() const { return largest_magnitude() < INFINITY; }
 
  private:
+  static constexpr float unknown = -1.0f;
+
   std::vector<std::uint32_t> index_;
   std::vector<float> value_;
   std::size_t size_ = 0;
+  mutable float largest_ = 0.0f;
 };
 
 // A vector of `size` floats whose blocks outside blocks() are all +0. Writers mark a block before
@@ -103,6 +145,8 @@ class BlockVector {
   void mark_range(std::size_t begin, std::size_t end);
   void mark(std::span<const std::uint32_t> sorted_blocks);
   void mark_all();
+  // The largest |value| (+∞ when a value is not finite).
+  float largest_magnitude() const;
 
   // this += other, lane by lane over other's marked blocks; this then also marks those blocks.
   void add(const BlockVector& other);
@@ -112,7 +156,7 @@ class BlockVector {
 
  private:
   std::size_t size_ = 0;
-  std::vector<float> values_;  // whole blocks; lanes past size_ stay +0
+  BlockFloats values_;  // whole blocks; lanes past size_ stay +0
   std::vector<std::uint32_t> blocks_;
   std::vector<std::uint32_t> merged_;  // scratch for add()
 };

@@ -122,22 +122,27 @@ void ColumnMatrix::build(std::span<const std::vector<std::uint32_t>> column_rows
   }
   block_begin_.push_back(block_index_.size());
   entry_begin_.push_back(entry_row_.size());
+  for (std::size_t part = 0; part < parts(); ++part) {
+    part_column_begin_.push_back(part_columns_.size());
+    for (std::size_t col = 0; col < cols_; ++col) {
+      const std::size_t i = index(col, part);
+      if (block_begin_[i] != block_begin_[i + 1] || entry_begin_[i] != entry_begin_[i + 1]) {
+        part_columns_.push_back(static_cast<std::uint32_t>(col));
+      }
+    }
+  }
+  part_column_begin_.push_back(part_columns_.size());
   for (std::size_t block = 0; block < reachable.size(); ++block) {
     if (reachable[block]) reachable_blocks_.push_back(static_cast<std::uint32_t>(block));
   }
   for (double magnitude : row_magnitude) max_row_magnitude_ = std::max(max_row_magnitude_, magnitude);
 }
 
-bool ColumnMatrix::output_certainly_finite(const SparseInput& x) const {
-  if (has_nonfinite_weights_ || cols_ > (std::size_t{1} << 20)) return false;
-  double largest = 0;
-  for (float value : x.nonzeros.values()) {
-    if (!std::isfinite(value)) return false;
-    largest = std::max(largest, std::fabs(static_cast<double>(value)));
-  }
+double ColumnMatrix::output_bound(const SparseInput& x) const {
+  if (has_nonfinite_weights_ || cols_ > (std::size_t{1} << 20)) return INFINITY;
   // Each rounded product and partial sum of a row is at most (1 + 2^-24)^(cols + 1) ≤ 1.07 times
   // Σ|w|·|x| for cols ≤ 2^20; a margin of 2 covers that.
-  return 2.0 * largest * max_row_magnitude_ < static_cast<double>(std::numeric_limits<float>::max());
+  return 2.0 * static_cast<double>(x.nonzeros.largest_magnitude()) * max_row_magnitude_;
 }
 
 std::size_t ColumnMatrix::multiply(const SparseInput& x, BlockVector& y) const {
@@ -159,9 +164,16 @@ std::size_t ColumnMatrix::accumulate_part(const SparseInput& x, std::size_t part
   std::uint64_t* written_words = written != nullptr ? written->words().data() : nullptr;
   std::size_t touched = 0;
   if (!needs_every_row(x)) {
-    for (std::uint32_t col : x.nonzeros.indices()) touched += column_nonzeros_[col];
-    kernels.accumulate(storage, part, x.nonzeros.indices().data(), x.nonzeros.values().data(), x.nonzeros.size(),
-                       y_rows, written_words);
+    const std::span<const std::uint32_t> columns(part_columns_.data() + part_column_begin_[part],
+                                                 part_column_begin_[part + 1] - part_column_begin_[part]);
+    if (columns.size() <= x.nonzeros.size()) {
+      for (std::uint32_t col : columns) touched += x.values[col] != 0.0f ? column_nonzeros_[col] : 0;
+      kernels.accumulate(storage, part, columns.data(), nullptr, x.values.data(), columns.size(), y_rows, written_words);
+    } else {
+      for (std::uint32_t col : x.nonzeros.indices()) touched += column_nonzeros_[col];
+      kernels.accumulate(storage, part, x.nonzeros.indices().data(), x.nonzeros.values().data(), nullptr,
+                         x.nonzeros.size(), y_rows, written_words);
+    }
     return touched;
   }
   // A non-finite input, or a zero input times a non-finite weight, is NaN: such columns reach every row.
@@ -171,7 +183,7 @@ std::size_t ColumnMatrix::accumulate_part(const SparseInput& x, std::size_t part
     const float value = has_nonfinite_weights_ ? x.values[k] : x.nonzeros.value(k);
     touched += column_nonzeros_[col];
     if (std::isfinite(value)) {
-      kernels.accumulate(storage, part, &col, &value, 1, y_rows, written_words);
+      kernels.accumulate(storage, part, &col, &value, nullptr, 1, y_rows, written_words);
       continue;
     }
     accumulate_every_row(col, value, part, y_rows);

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -58,11 +59,16 @@ class ColumnMatrix {
   // `written` is given, the blocks written (relative to the part) are inserted into it. Returns the
   // number of non-zero weights multiplied.
   std::size_t accumulate_part(const SparseInput& x, std::size_t part, float* y_rows, BlockSet* written) const;
+  bool has_nonfinite_weights() const { return has_nonfinite_weights_; }
   // True when a product over x may need every row (a non-finite input or weight).
   bool needs_every_row(const SparseInput& x) const { return has_nonfinite_weights_ || !x.nonzeros.all_finite(); }
-  // True when W·x provably has only finite values (the sum of |w·x| over any row stays well below
-  // the fp32 range); false when it may not.
-  bool output_certainly_finite(const SparseInput& x) const;
+  // A bound on every |(W·x)_r| and every partial sum of it, as computed in fp32: twice
+  // max_r Σ|w|·max|x|; +∞ when W or x is not finite.
+  double output_bound(const SparseInput& x) const;
+  // True when W·x provably has only finite values.
+  bool output_certainly_finite(const SparseInput& x) const {
+    return output_bound(x) < static_cast<double>(std::numeric_limits<float>::max());
+  }
 
  private:
   // Fills the storage from each column's non-zero entries (increasing rows).
@@ -82,11 +88,15 @@ class ColumnMatrix {
   // each) and single entries (row relative to the part, value).
   std::vector<std::size_t> block_begin_;
   std::vector<std::uint32_t> block_index_;
-  std::vector<float> block_values_;
+  BlockFloats block_values_;
   std::vector<std::size_t> entry_begin_;
   std::vector<std::uint32_t> entry_row_;
   std::vector<float> entry_value_;
   std::vector<std::uint32_t> reachable_blocks_;  // blocks of y any weight reaches (all parts)
+  // Per part, the columns with a weight in it (increasing): a part with fewer of them than the
+  // input has non-zeros walks these instead.
+  std::vector<std::size_t> part_column_begin_;
+  std::vector<std::uint32_t> part_columns_;
 };
 
 // The token embedding: each row's non-zero entries.

@@ -35,8 +35,11 @@ void add_scaled(float* __restrict acc, const float* __restrict row, float factor
 
 GatedDeltaNetScratch::GatedDeltaNetScratch(const Config& config)
     : raw(config.linear_conv_dim()),
+      part_done(2 * config.linear_num_key_heads + config.linear_num_value_heads),
       mixed(config.linear_conv_dim()),
       mixed_nonzeros(config.linear_conv_dim()),
+      value_nonzeros(config.linear_conv_dim()),
+      value_ready(config.linear_num_value_heads),
       z(config.linear_value_dim()),
       b(config.linear_num_value_heads),
       a(config.linear_num_value_heads),
@@ -46,11 +49,14 @@ GatedDeltaNetScratch::GatedDeltaNetScratch(const Config& config)
       active_blocks(block_count(config.linear_conv_dim())),
       tap_inputs(config.linear_conv_kernel_dim),
       tap_block_words(config.linear_conv_kernel_dim),
+      every_block(block_count(config.linear_conv_dim())),
       recall(config.linear_value_head_dim),
       delta(config.linear_value_head_dim),
       read(config.linear_value_head_dim),
       dense_key(config.linear_key_head_dim),
-      dense_query(config.linear_key_head_dim) {}
+      dense_query(config.linear_key_head_dim) {
+  for (std::size_t block = 0; block < block_count(config.linear_conv_dim()); ++block) every_block.insert(block);
+}
 
 FastGatedDeltaNet::FastGatedDeltaNet(const Config& config, const Checkpoint& checkpoint, std::size_t layer)
     : key_heads_(config.linear_num_key_heads),
@@ -64,8 +70,16 @@ FastGatedDeltaNet::FastGatedDeltaNet(const Config& config, const Checkpoint& che
   const auto tensor = [&](std::string_view name) -> const CheckpointTensor& {
     return checkpoint.tensor(fmt::format("layers.{}.linear_attn.{}", layer, name));
   };
-  qkv_ = ColumnMatrix::from_tensor(tensor("in_proj_qkv.weight"));
-  z_ = ColumnMatrix::from_tensor(tensor("in_proj_z.weight"));
+  by_head_ = key_head_dim_ % block_lanes == 0 && value_head_dim_ % block_lanes == 0;
+  std::vector<std::size_t> qkv_starts;
+  std::vector<std::size_t> z_starts;
+  for (std::size_t part = 1; by_head_ && part < 2 * key_heads_ + value_heads_; ++part) {
+    qkv_starts.push_back(part <= 2 * key_heads_ ? part * key_head_dim_
+                                                : 2 * key_heads_ * key_head_dim_ + (part - 2 * key_heads_) * value_head_dim_);
+  }
+  for (std::size_t head = 1; by_head_ && head < value_heads_; ++head) z_starts.push_back(head * value_head_dim_);
+  qkv_ = std::make_shared<const ColumnMatrix>(ColumnMatrix::from_tensor(tensor("in_proj_qkv.weight"), qkv_starts));
+  z_ = ColumnMatrix::from_tensor(tensor("in_proj_z.weight"), z_starts);
   b_ = ColumnMatrix::from_tensor(tensor("in_proj_b.weight"));
   a_ = ColumnMatrix::from_tensor(tensor("in_proj_a.weight"));
   out_ = ColumnMatrix::from_tensor(tensor("out_proj.weight"));
@@ -81,6 +95,29 @@ FastGatedDeltaNet::FastGatedDeltaNet(const Config& config, const Checkpoint& che
   }
 
   conv_finite_ = all_finite(conv_taps_);
+  for (std::size_t c = 0; c < conv_dim_; ++c) {
+    double gain = 0;
+    for (std::size_t tap = 0; tap < kernel_; ++tap) gain += std::fabs(static_cast<double>(conv[c * kernel_ + tap]));
+    conv_gain_ = std::max(conv_gain_, conv_finite_ ? gain : INFINITY);
+  }
+  window_blocks_ = BlockSet(block_count(conv_dim_));
+  any_tap_blocks_ = BlockSet(block_count(conv_dim_));
+  for (std::size_t tap = 0; tap < kernel_; ++tap) {
+    for (std::size_t block = 0; block < block_count(conv_dim_); ++block) {
+      if (!tap_blocks_[tap].contains(block)) continue;
+      any_tap_blocks_.insert(block);
+      if (tap + 1 < kernel_) window_blocks_.insert(block);
+    }
+  }
+  for (std::size_t part = 0; by_head_ && part < qkv_->parts(); ++part) {
+    for (std::size_t block = qkv_->part_begin(part) / block_lanes; block < qkv_->part_end(part) / block_lanes; ++block) {
+      if (window_blocks_.contains(block)) {
+        window_parts_.push_back(part);
+        break;
+      }
+    }
+  }
+  replayable_ = conv_finite_ && !qkv_->has_nonfinite_weights();
   dt_bias_ = tensor("dt_bias").to_floats();
   A_log_ = tensor("A_log").to_floats();
   norm_ = tensor("norm.weight").to_floats();
@@ -93,7 +130,7 @@ FastGatedDeltaNet::FastGatedDeltaNet(const Config& config, const Checkpoint& che
 }
 
 std::uint64_t FastGatedDeltaNet::weight_count() const {
-  return qkv_.nonzero_count() + z_.nonzero_count() + b_.nonzero_count() + a_.nonzero_count() + out_.nonzero_count();
+  return qkv_->nonzero_count() + z_.nonzero_count() + b_.nonzero_count() + a_.nonzero_count() + out_.nonzero_count();
 }
 
 GatedDeltaNetTracking FastGatedDeltaNet::track(const GatedDeltaNetState& state) const {
@@ -102,100 +139,221 @@ GatedDeltaNetTracking FastGatedDeltaNet::track(const GatedDeltaNetState& state) 
   for (std::size_t head = 0; head < value_heads_; ++head) {
     tracking.clean_heads.push_back(is_clean(std::span(state.recurrent).subspan(head * state_size, state_size)));
   }
+  tracking.qkv = qkv_;
   for (std::size_t slot = 0; slot + 1 < kernel_; ++slot) {
-    BlockVector inputs(conv_dim_);
+    // A state from elsewhere: its window slots are kept whole until they leave the window.
+    WindowSlot& window = tracking.window.emplace_back();
+    window.input = SparseVector(qkv_->cols());
+    window.kept = BlockVector(conv_dim_);
     const float* conv = state.conv.data() + slot * conv_dim_;
     for (std::size_t block = 0; block < block_count(conv_dim_); ++block) {
       const std::size_t first = block * block_lanes;
-      if (!any_bits_set(conv + first, inputs.lanes(block))) continue;
-      inputs.mark(static_cast<std::uint32_t>(block));
-      std::copy(conv + first, conv + first + inputs.lanes(block), inputs.data() + first);
+      if (!any_bits_set(conv + first, window.kept.lanes(block))) continue;
+      window.kept.mark(static_cast<std::uint32_t>(block));
+      std::copy(conv + first, conv + first + window.kept.lanes(block), window.kept.data() + first);
     }
-    tracking.window_finite.push_back(all_finite(std::span(conv, conv_dim_)));
-    tracking.window.push_back(std::move(inputs));
+    window.bound = window.kept.largest_magnitude();
   }
   return tracking;
 }
 
 void GatedDeltaNetTracking::write_window(std::vector<float>& conv) const {
   if (window.empty()) return;
-  const std::size_t conv_dim = window.front().size();
+  BlockVector replayed(qkv->rows());
+  std::vector<float> input(qkv->cols());
   for (std::size_t slot = 0; slot < window.size(); ++slot) {
-    const auto values = window[(oldest + slot) % window.size()].values();
-    std::copy(values.begin(), values.end(), conv.begin() + static_cast<std::ptrdiff_t>(slot * conv_dim));
+    const WindowSlot& source = window[(oldest + slot) % window.size()];
+    if (source.replayable) {
+      std::fill(input.begin(), input.end(), 0.0f);
+      for (std::size_t k = 0; k < source.input.size(); ++k) input[source.input.index(k)] = source.input.value(k);
+      qkv->multiply({input, source.input}, replayed);
+    }
+    const auto values = source.replayable ? replayed.values() : source.kept.values();
+    std::copy(values.begin(), values.end(), conv.begin() + static_cast<std::ptrdiff_t>(slot * values.size()));
   }
 }
 
 void FastGatedDeltaNet::step(GatedDeltaNetState& state, GatedDeltaNetTracking& tracking, const SparseInput& x,
                              GatedDeltaNetScratch& s, BlockVector& out, GatedDeltaNetCounters& counters) const {
-  counters.weights += qkv_.multiply(x, s.raw) + z_.multiply(x, s.z) + b_.multiply(x, s.b) + a_.multiply(x, s.a);
-  const bool raw_finite = qkv_.output_certainly_finite(x) || s.raw.all_finite();
-  convolve(tracking, raw_finite, s);
-  if (!tracking.window.empty()) {
-    std::swap(s.raw, tracking.window[tracking.oldest]);
-    tracking.window_finite[tracking.oldest] = raw_finite;
-    tracking.oldest = (tracking.oldest + 1) % tracking.window.size();
+  counters.weights += b_.multiply(x, s.b) + a_.multiply(x, s.a);
+  for (std::uint32_t part : s.raw_parts) {
+    std::fill(s.raw.data() + qkv_->part_begin(part), s.raw.data() + qkv_->part_end(part), 0.0f);
+    s.part_done[part] = 0;
+  }
+  s.raw_parts.clear();
+  s.raw.clear();
+  s.mixed.clear();
+  s.mixed_nonzeros.clear();
+  std::fill(s.value_ready.begin(), s.value_ready.end(), 0);
+  // Channels are projected head by head, as needed, when every conv output is provably finite.
+  double raw_bound = qkv_->output_bound(x);
+  const bool lazy = by_head_ && conv_bound(tracking, raw_bound) < static_cast<double>(std::numeric_limits<float>::max());
+  if (lazy) {
+    project_keys(tracking, x, s, counters);
+  } else {
+    project_all(tracking, x, s, counters, raw_bound);
   }
   select_key_heads(s);
 
   // The sparse paths assume finite q, k, v and β (so that δ = (v − r)·β is finite for a zero key).
   const bool inputs_finite = s.mixed_finite && s.b.all_finite();
-  const bool z_finite = z_.output_certainly_finite(x) || s.z.all_finite();
+  // z is computed head by head where it is read, if it is sure to be finite everywhere; else whole.
+  const bool z_by_head = by_head_ && z_.output_certainly_finite(x);
+  if (z_by_head) {
+    s.z.clear();
+  } else {
+    counters.weights += z_.multiply(x, s.z);
+  }
+  const bool z_finite = z_by_head || s.z.all_finite();
   s.gated.clear();
   for (std::size_t head = 0; head < value_heads_; ++head) {
     const std::span<float> head_state = this->head_state(state, head);
     const float alpha = decay(head, s.a.data()[head]);
     std::uint8_t& clean = tracking.clean_heads[head];
-    bool read_is_zero = false;
+    const auto& input = s.key_heads[head / (value_heads_ / key_heads_)];
     // α = 1 exactly makes the decay S·α = S for every S, so skipping it is exact.
-    if (clean && alpha == 1.0f && inputs_finite && sparse_head(head, head_state, clean, s, read_is_zero)) {
-      const auto& input = s.key_heads[head / (value_heads_ / key_heads_)];
+    const bool sparse = clean && alpha == 1.0f && inputs_finite;
+    if (lazy && !(sparse && input.key.empty())) project_value_head(head, tracking, x, s, counters);
+    bool read_is_zero = false;
+    if (sparse && sparse_head(head, head_state, clean, s, read_is_zero)) {
       ++(input.key.empty() && input.query.empty() ? counters.idle_heads : counters.sparse_heads);
     } else {
       reference_head(head, alpha, head_state, s);
       clean = is_clean(head_state);
       ++counters.reference_heads;
     }
-    gate_head(head, read_is_zero, z_finite, s);
+    gate_head(head, read_is_zero, z_finite, z_by_head, x, s, counters);
   }
   s.gated.gather(s.gated_nonzeros);
   counters.weights += out_.multiply({s.gated.values(), s.gated_nonzeros}, out);
+  push_window(tracking, x, raw_bound, lazy, s);
+}
+
+void FastGatedDeltaNet::project_all(const GatedDeltaNetTracking& tracking, const SparseInput& x,
+                                    GatedDeltaNetScratch& s, GatedDeltaNetCounters& counters, double& raw_bound) const {
+  counters.weights += qkv_->multiply(x, s.raw);
+  if (!(raw_bound < static_cast<double>(std::numeric_limits<float>::max()))) {
+    raw_bound = s.raw.largest_magnitude();
+  }
+  const bool raw_finite = raw_bound < INFINITY;
+  const std::size_t slots = tracking.window.size();
+  s.active_blocks.clear();
+  for (std::size_t tap = 0; tap < kernel_; ++tap) {
+    const bool current = tap == slots;
+    const WindowSlot* slot = current ? nullptr : &tracking.window[(tracking.oldest + tap) % slots];
+    // A non-finite input times a zero weight is NaN: such a tap counts in every block it reaches.
+    const bool every_block = !conv_finite_ || !(current ? raw_finite : slot->bound < INFINITY);
+    for (std::uint32_t block : current ? s.raw.blocks() : slot->kept.blocks()) {
+      if (every_block || tap_blocks_[tap].contains(block)) s.active_blocks.insert(block);
+    }
+  }
+  s.active_blocks.list(s.active_list);
+  s.mixed_finite = convolve(tracking, s.active_list, raw_finite, s, s.mixed_nonzeros);
+  std::fill(s.value_ready.begin(), s.value_ready.end(), 1);
+}
+
+void FastGatedDeltaNet::project_keys(const GatedDeltaNetTracking& tracking, const SparseInput& x,
+                                     GatedDeltaNetScratch& s, GatedDeltaNetCounters& counters) const {
+  for (std::size_t part : window_parts_) project_part(part, x, s, counters);
+  for (std::size_t part = 0; part < 2 * key_heads_; ++part) {
+    project_part(part, x, s, counters);
+    s.active_list.clear();
+    for (std::size_t block = qkv_->part_begin(part) / block_lanes; block < qkv_->part_end(part) / block_lanes; ++block) {
+      if (any_tap_blocks_.contains(block)) s.active_list.push_back(static_cast<std::uint32_t>(block));
+    }
+    convolve(tracking, s.active_list, true, s, s.mixed_nonzeros);
+  }
+  s.mixed_finite = true;  // conv_bound proved it
+}
+
+void FastGatedDeltaNet::project_part(std::size_t part, const SparseInput& x, GatedDeltaNetScratch& s,
+                                     GatedDeltaNetCounters& counters) const {
+  if (s.part_done[part]) return;
+  s.part_done[part] = 1;
+  s.raw_parts.push_back(static_cast<std::uint32_t>(part));
+  counters.weights += qkv_->accumulate_part(x, part, s.raw.data() + qkv_->part_begin(part), nullptr);
+}
+
+void FastGatedDeltaNet::project_value_head(std::size_t head, const GatedDeltaNetTracking& tracking,
+                                           const SparseInput& x, GatedDeltaNetScratch& s,
+                                           GatedDeltaNetCounters& counters) const {
+  if (s.value_ready[head]) return;
+  s.value_ready[head] = 1;
+  const std::size_t part = value_part(head);
+  project_part(part, x, s, counters);
+  s.active_list.clear();
+  for (std::size_t block = qkv_->part_begin(part) / block_lanes; block < qkv_->part_end(part) / block_lanes; ++block) {
+    if (any_tap_blocks_.contains(block)) s.active_list.push_back(static_cast<std::uint32_t>(block));
+  }
+  s.value_nonzeros.clear();
+  convolve(tracking, s.active_list, true, s, s.value_nonzeros);
 }
 
 // u_c = Σ_j w[c][j]·in_j from +0 in tap order, then SiLU. With finite weights and inputs, a tap whose
 // weights are all zero in a block adds only ±0 there, and a block where every tap with a weight sees
-// +0 inputs sums to +0, SiLU(+0) = +0: such taps and blocks are skipped. Otherwise every tap of every
-// block is summed.
-void FastGatedDeltaNet::convolve(const GatedDeltaNetTracking& tracking, bool raw_finite, GatedDeltaNetScratch& s) const {
+// +0 inputs sums to +0, SiLU(+0) = +0: such taps and blocks are skipped. A tap whose input may not be
+// finite counts in every block.
+bool FastGatedDeltaNet::convolve(const GatedDeltaNetTracking& tracking, std::span<const std::uint32_t> blocks,
+                                 bool raw_finite, GatedDeltaNetScratch& s, SparseVector& nonzeros) const {
   const std::size_t slots = tracking.window.size();
-  const bool every_tap = !conv_finite_ || !raw_finite ||
-                         std::find(tracking.window_finite.begin(), tracking.window_finite.end(), 0) != tracking.window_finite.end();
-  s.active_blocks.clear();
   for (std::size_t tap = 0; tap < kernel_; ++tap) {
-    const BlockVector& input = tap < slots ? tracking.window[(tracking.oldest + tap) % slots] : s.raw;
-    s.tap_inputs[tap] = input.data();
-    s.tap_block_words[tap] = tap_blocks_[tap].words().data();
-    for (std::uint32_t block : input.blocks()) {
-      if (every_tap || tap_blocks_[tap].contains(block)) s.active_blocks.insert(block);
-    }
+    const bool current = tap == slots;
+    const WindowSlot* slot = current ? nullptr : &tracking.window[(tracking.oldest + tap) % slots];
+    const bool every_block = !conv_finite_ || !(current ? raw_finite : slot->bound < INFINITY);
+    s.tap_inputs[tap] = current ? s.raw.data() : slot->kept.data();
+    s.tap_block_words[tap] = every_block ? s.every_block.words().data() : tap_blocks_[tap].words().data();
   }
-  s.active_blocks.list(s.active_list);
-  s.mixed.clear();
-  s.mixed.mark(s.active_list);
+  s.mixed.mark(blocks);
   const ConvolveResult result = fast_kernels().convolve({
-      .blocks = s.active_list.data(),
-      .block_count = s.active_list.size(),
+      .blocks = blocks.data(),
+      .block_count = blocks.size(),
       .kernel = kernel_,
       .tap_inputs = s.tap_inputs.data(),
       .tap_weights = conv_taps_.data(),
       .tap_stride = block_count(conv_dim_) * block_lanes,
-      .tap_blocks = every_tap ? nullptr : s.tap_block_words.data(),
+      .tap_blocks = s.tap_block_words.data(),
       .out = s.mixed.data(),
-      .nonzeros = s.mixed_nonzeros.sink(),
+      .nonzeros = nonzeros.sink(),
       .silu = silu_shortcuts(),
   });
-  s.mixed_nonzeros.set_size(result.nonzeros);
-  s.mixed_finite = result.finite;
+  nonzeros.set_size(nonzeros.size() + result.nonzeros);
+  return result.finite;
+}
+
+// |u_c| ≤ Σ_j |w[c][j]|·|in_j| ≤ conv_gain·max bound, and the rounded sum stays within twice that.
+double FastGatedDeltaNet::conv_bound(const GatedDeltaNetTracking& tracking, double raw_bound) const {
+  double inputs = raw_bound;
+  for (const WindowSlot& slot : tracking.window) inputs = std::max(inputs, slot.bound);
+  return 2.0 * conv_gain_ * inputs;
+}
+
+// A slot of a replayable layer with finite values keeps its input and only the blocks the earlier
+// taps read; any other is kept whole (a tap then reads a non-finite slot in every block).
+void FastGatedDeltaNet::push_window(GatedDeltaNetTracking& tracking, const SparseInput& x, double raw_bound, bool lazy,
+                                    GatedDeltaNetScratch& s) const {
+  if (tracking.window.empty()) return;
+  WindowSlot& slot = tracking.window[tracking.oldest];
+  tracking.oldest = (tracking.oldest + 1) % tracking.window.size();
+  slot.bound = raw_bound;
+  slot.replayable = replayable_ && raw_bound < INFINITY;
+  if (!slot.replayable) {
+    std::swap(slot.kept, s.raw);  // raw was projected whole (not lazily: that needs finite bounds)
+    return;
+  }
+  slot.input.assign(x.nonzeros);
+  slot.kept.clear();
+  const auto copy = [&](std::size_t block) {
+    if (!window_blocks_.contains(block)) return;
+    slot.kept.mark(static_cast<std::uint32_t>(block));
+    std::copy_n(s.raw.data() + block * block_lanes, block_lanes, slot.kept.data() + block * block_lanes);
+  };
+  if (lazy) {
+    for (std::size_t part : window_parts_) {
+      for (std::size_t block = qkv_->part_begin(part) / block_lanes; block < qkv_->part_end(part) / block_lanes; ++block) copy(block);
+    }
+  } else {
+    for (std::uint32_t block : s.raw.blocks()) copy(block);
+  }
 }
 
 // The non-zero entries of each key head's query and key, l2-normalised: the sum of squares over the
@@ -292,12 +450,14 @@ void FastGatedDeltaNet::reference_head(std::size_t head, float alpha, std::span<
 
 // Lanes whose read-out is ±0 give ((±0·r)·w)·SiLU(z) = ±0 when r, w and z are finite; out_proj skips
 // them, so only the other lanes are written. Otherwise the reference gated_rms_norm runs.
-void FastGatedDeltaNet::gate_head(std::size_t head, bool read_is_zero, bool z_finite, GatedDeltaNetScratch& s) const {
+void FastGatedDeltaNet::gate_head(std::size_t head, bool read_is_zero, bool z_finite, bool z_by_head,
+                                  const SparseInput& x, GatedDeltaNetScratch& s, GatedDeltaNetCounters& counters) const {
   if (read_is_zero && zero_reads_vanish_ && z_finite) return;
   if (read_is_zero) std::fill(s.read.begin(), s.read.end(), 0.0f);
   const std::size_t offset = head * value_head_dim_;
   s.gated.mark_range(offset, offset + value_head_dim_);
-  const float* z = s.z.data() + offset;
+  float* z = s.z.data() + offset;
+  if (z_by_head) counters.weights += z_.accumulate_part(x, head, z, nullptr);
   float* out = s.gated.data() + offset;
   float sum = 0.0f;
   for (float value : s.read) {
@@ -311,6 +471,7 @@ void FastGatedDeltaNet::gate_head(std::size_t head, bool read_is_zero, bool z_fi
   } else {
     gated_rms_norm(s.read, norm_, std::span(z, value_head_dim_), eps_, std::span(out, value_head_dim_));
   }
+  if (z_by_head) std::fill(z, z + value_head_dim_, 0.0f);
 }
 
 }  // namespace rvformer::engine

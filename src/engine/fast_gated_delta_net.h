@@ -2,11 +2,14 @@
 // (fast_model.h): the math of gated_delta_net.h, bit for bit, with the work that cannot change a
 // result left out (docs/engine.md, "Fast exact executor"):
 //
-// * projections over the non-zero inputs only (column_matrix.h);
-// * the causal conv keeps its window as a ring of past inputs (the State's window is written from
-//   it on request) and, with finite inputs, sums only the taps that have a non-zero weight in a
-//   16-channel block, only over blocks where such a tap has an input that is not +0: the other
-//   products are ±0, the sum starts at +0, and SiLU(+0) = +0;
+// * projections over the non-zero inputs only (column_matrix.h), and only for the channels a
+//   result needs: when bounds prove every conv output finite, the query and key channels of every
+//   head, the value channels of heads that write or run the reference, the channels later conv taps
+//   read, and z of the heads that are read;
+// * the causal conv keeps its window as a ring of past inputs, each replayable from the projection's
+//   input (the State's window is written from it on request) and, with finite inputs, sums only the
+//   taps that have a non-zero weight in a 16-channel block, only over blocks where such a tap may
+//   have an input that is not +0: the other products are ±0, the sum starts at +0, SiLU(+0) = +0;
 // * a value head whose decay α is exactly 1 and whose state is *clean* (only finite values, no −0)
 //   skips the decay, recalls and writes only the rows m where its key is not ±0 and reads only the
 //   rows where its query is not ±0: every other term is S·(±0) = ±0 or S + (±0) = S. A head with a
@@ -17,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "engine/block_vector.h"
@@ -27,13 +31,24 @@
 
 namespace rvformer::engine {
 
+// One past conv input of a GDN layer's window.
+struct WindowSlot {
+  // Replayable: the qkv projection's input of that token, which gives the whole slot again
+  // (projections are deterministic); `kept` then holds only the blocks some earlier conv tap reads.
+  // Otherwise `kept` holds the whole slot.
+  bool replayable = false;
+  SparseVector input;
+  BlockVector kept;
+  double bound = 0;  // at least every |value| of the slot; +∞ when a value may not be finite
+};
+
 // What the fast executor keeps about one GDN layer's state beyond the State itself.
 struct GatedDeltaNetTracking {
   // The conv window: the last kernel−1 conv inputs as a ring, `oldest` first. Stepping replaces the
-  // oldest slot instead of shifting the window; write_window() puts it into the State's layout.
-  std::vector<BlockVector> window;
-  std::vector<std::uint8_t> window_finite;  // per slot: every value is finite
+  // oldest slot instead of shifting the window, and the State's copy is written only on request.
+  std::vector<WindowSlot> window;
   std::size_t oldest = 0;
+  std::shared_ptr<const ColumnMatrix> qkv;  // replays slots
   // Per value head: 1 when the head's recurrent state holds only finite values and no −0.
   std::vector<std::uint8_t> clean_heads;
 
@@ -60,10 +75,14 @@ struct KeyHeadInput {
 struct GatedDeltaNetScratch {
   explicit GatedDeltaNetScratch(const Config& config);
 
-  BlockVector raw;    // qkv projection (the conv input); swapped into the window afterwards
+  BlockVector raw;    // qkv projection (the conv input)
+  std::vector<std::uint32_t> raw_parts;  // parts of raw projected one by one (zeroed at the next step)
+  std::vector<std::uint8_t> part_done;   // per qkv part
   BlockVector mixed;  // conv + SiLU output
-  SparseVector mixed_nonzeros;
+  SparseVector mixed_nonzeros;  // of the query and key channels
+  SparseVector value_nonzeros;  // of value channels (unused, but the conv reports them)
   bool mixed_finite = true;
+  std::vector<std::uint8_t> value_ready;  // per value head: its value channels are in `mixed`
   BlockVector z, b, a;
   BlockVector gated;  // gated RMSNorm output (out_proj input)
   SparseVector gated_nonzeros;
@@ -71,7 +90,8 @@ struct GatedDeltaNetScratch {
   BlockSet active_blocks;
   std::vector<std::uint32_t> active_list;
   std::vector<const float*> tap_inputs;  // per conv tap: the window slot or raw
-  std::vector<const std::uint64_t*> tap_block_words;  // per conv tap: its blocks with a weight
+  std::vector<const std::uint64_t*> tap_block_words;  // per conv tap: the blocks it counts in
+  BlockSet every_block;
   std::vector<float> recall, delta, read, dense_key, dense_query;
 };
 
@@ -91,24 +111,54 @@ class FastGatedDeltaNet {
             GatedDeltaNetScratch& scratch, BlockVector& out, GatedDeltaNetCounters& counters) const;
 
  private:
-  // s.mixed = SiLU(conv(window, s.raw)), with s.mixed_nonzeros and s.mixed_finite.
-  void convolve(const GatedDeltaNetTracking& tracking, bool raw_finite, GatedDeltaNetScratch& s) const;
+  // Projects and convolves every channel (inputs that may not be finite, heads not in whole blocks).
+  void project_all(const GatedDeltaNetTracking& tracking, const SparseInput& x, GatedDeltaNetScratch& s,
+                   GatedDeltaNetCounters& counters, double& raw_bound) const;
+  // Projects and convolves the query and key channels and the channels later taps read.
+  void project_keys(const GatedDeltaNetTracking& tracking, const SparseInput& x, GatedDeltaNetScratch& s,
+                    GatedDeltaNetCounters& counters) const;
+  // Projects one part of qkv into s.raw (once per step).
+  void project_part(std::size_t part, const SparseInput& x, GatedDeltaNetScratch& s, GatedDeltaNetCounters& counters) const;
+  // The value channels of one head, when projected lazily.
+  void project_value_head(std::size_t head, const GatedDeltaNetTracking& tracking, const SparseInput& x,
+                          GatedDeltaNetScratch& s, GatedDeltaNetCounters& counters) const;
+  // s.mixed = SiLU(conv(window, s.raw)) on `blocks` (increasing, after those done so far this step);
+  // appends the non-zero outputs to `nonzeros`; returns whether every output is finite.
+  bool convolve(const GatedDeltaNetTracking& tracking, std::span<const std::uint32_t> blocks, bool raw_finite,
+                GatedDeltaNetScratch& s, SparseVector& nonzeros) const;
+  // A bound on every conv output, from the bounds of its inputs (+∞ when unknown).
+  double conv_bound(const GatedDeltaNetTracking& tracking, double raw_bound) const;
+  // s.raw becomes the newest window slot, in place of the oldest.
+  void push_window(GatedDeltaNetTracking& tracking, const SparseInput& x, double raw_bound, bool lazy,
+                   GatedDeltaNetScratch& s) const;
   void select_key_heads(GatedDeltaNetScratch& s) const;
   float decay(std::size_t head, float a) const;
   std::span<float> head_state(GatedDeltaNetState& state, std::size_t head) const;
   const float* head_value(const GatedDeltaNetScratch& s, std::size_t head) const;
+  std::size_t value_part(std::size_t head) const { return 2 * key_heads_ + head; }
   // The clean-state path; false (state untouched) when δ turns out not finite.
   bool sparse_head(std::size_t head, std::span<float> state, std::uint8_t& clean, GatedDeltaNetScratch& s,
                    bool& read_is_zero) const;
   void reference_head(std::size_t head, float alpha, std::span<float> state, GatedDeltaNetScratch& s) const;
-  // The gated RMSNorm of one head's read-out into s.gated.
-  void gate_head(std::size_t head, bool read_is_zero, bool z_finite, GatedDeltaNetScratch& s) const;
+  // The gated RMSNorm of one head's read-out into s.gated. With z_by_head, s.z is +0 and this
+  // head's rows of z are computed here (and cleared again).
+  void gate_head(std::size_t head, bool read_is_zero, bool z_finite, bool z_by_head, const SparseInput& x,
+                 GatedDeltaNetScratch& s, GatedDeltaNetCounters& counters) const;
 
   std::size_t key_heads_, value_heads_, key_head_dim_, value_head_dim_, kernel_, conv_dim_;
   float eps_, query_scale_;
-  ColumnMatrix qkv_, z_, b_, a_, out_;
-  std::vector<float> conv_taps_;    // [kernel][conv_dim in whole blocks], tap-major
+  // With heads in whole blocks (by_head_), qkv_ has one part per query, key and value head and z_
+  // one per value head, so that they can be projected one by one.
+  bool by_head_ = false;
+  std::shared_ptr<const ColumnMatrix> qkv_;
+  ColumnMatrix z_, b_, a_, out_;
+  std::vector<std::size_t> window_parts_;  // qkv parts holding channels some earlier tap reads
+  BlockFloats conv_taps_;           // [kernel][conv_dim in whole blocks], tap-major
   std::vector<BlockSet> tap_blocks_;  // per tap: the channel blocks where it has a non-zero weight
+  BlockSet window_blocks_;            // blocks any tap but the last has a weight in
+  BlockSet any_tap_blocks_;           // blocks any tap has a weight in
+  double conv_gain_ = 0;              // max over channels of Σ_tap |w| (+∞ for non-finite weights)
+  bool replayable_ = false;           // window slots can be replayed (finite qkv and conv weights)
   bool conv_finite_ = true;
   std::vector<float> dt_bias_, A_log_, norm_;
   bool norm_finite_ = true;

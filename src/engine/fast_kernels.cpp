@@ -4,7 +4,13 @@
 // helper functions, whose vector code would otherwise be lowered for the baseline before inlining.
 #include "engine/fast_kernels.h"
 
+#include <vector>
+
 #include "engine/ops.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #if defined(__x86_64__)
 
@@ -15,7 +21,9 @@
 #pragma GCC target("arch=x86-64-v4")
 #endif
 #define RVFORMER_KERNEL_NAMESPACE x86_64_v4
+#define RVFORMER_KERNEL_AVX512
 #include "engine/fast_kernels.inc"
+#undef RVFORMER_KERNEL_AVX512
 #undef RVFORMER_KERNEL_NAMESPACE
 #if defined(__clang__)
 #pragma clang attribute pop
@@ -30,7 +38,9 @@
 #pragma GCC target("arch=x86-64-v3")
 #endif
 #define RVFORMER_KERNEL_NAMESPACE x86_64_v3
+#define RVFORMER_KERNEL_AVX2
 #include "engine/fast_kernels.inc"
+#undef RVFORMER_KERNEL_AVX2
 #undef RVFORMER_KERNEL_NAMESPACE
 #if defined(__clang__)
 #pragma clang attribute pop

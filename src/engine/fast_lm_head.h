@@ -53,7 +53,7 @@ class FastLmHead {
   Best argmax_part(const SparseInput& hidden, std::size_t part, std::uint64_t& weights);
 
   ColumnMatrix matrix_;
-  std::vector<float> scores_;      // +0 between calls
+  BlockFloats scores_;             // +0 between calls
   std::vector<BlockSet> written_;  // per part: blocks of scores_ written by the current call
 };
 

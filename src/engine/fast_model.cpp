@@ -28,7 +28,7 @@ using Clock = std::chrono::steady_clock;
 // every time, so precomputing it is exact).
 struct NormWeights {
   std::vector<float> weight;
-  std::vector<float> one_plus_weight;  // padded with +0 to whole blocks
+  BlockFloats one_plus_weight;  // padded with +0 to whole blocks
   bool finite = true;
 
   explicit NormWeights(std::vector<float> values)
@@ -204,6 +204,7 @@ void FastModel::Impl::normalise(const NormWeights& norm) {
   normed.clear();
   if (std::isfinite(scale) && norm.finite) {
     normed.mark(blocks);
+    normed_nonzeros.clear();
     normed_nonzeros.set_size(kernels.scale(hidden.data(), norm.one_plus_weight.data(), scale, blocks.data(),
                                            blocks.size(), normed.data(), normed_nonzeros.sink()));
     return;
@@ -225,6 +226,7 @@ void FastModel::Impl::mlp_step(const FastMlp& mlp) {
     product.mark_all();
   }
   const auto& blocks = product.blocks();
+  product_nonzeros.clear();
   product_nonzeros.set_size(fast_kernels().silu_product(gate.data(), up.data(), blocks.data(), blocks.size(),
                                                         product.data(), product_nonzeros.sink(), silu_shortcuts()));
   counters.mlp_weights += mlp.down.multiply({product.values(), product_nonzeros}, update);

@@ -291,8 +291,8 @@ TEST(FastKernelsTest, EveryVariantMatchesTheBaseline) {
     const float factors[] = {1.5f, -2.25f, 3.0f};
     std::vector<float> expected(64, 0.0f), got(64, 0.0f);
     std::uint64_t expected_written = 0, got_written = 0;
-    baseline.accumulate(storage, 0, cols, factors, 3, expected.data(), &expected_written);
-    kernels.accumulate(storage, 0, cols, factors, 3, got.data(), &got_written);
+    baseline.accumulate(storage, 0, cols, factors, nullptr, 3, expected.data(), &expected_written);
+    kernels.accumulate(storage, 0, cols, factors, nullptr, 3, got.data(), &got_written);
     EXPECT_EQ(first_difference(got, expected), std::nullopt);
     EXPECT_EQ(got_written, expected_written);
     // The argmax scan over written blocks (the last block only partly inside the rows).
