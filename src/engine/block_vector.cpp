@@ -33,7 +33,12 @@ void BlockVector::clear() {
 }
 
 void BlockVector::mark(std::uint32_t block) {
-  if (blocks_.empty() || blocks_.back() < block) blocks_.push_back(block);
+  if (blocks_.empty() || blocks_.back() < block) {
+    blocks_.push_back(block);
+    return;
+  }
+  const auto at = std::lower_bound(blocks_.begin(), blocks_.end(), block);
+  if (*at != block) blocks_.insert(at, block);
 }
 
 void BlockVector::mark_range(std::size_t begin, std::size_t end) {
@@ -44,8 +49,8 @@ void BlockVector::mark_range(std::size_t begin, std::size_t end) {
 }
 
 void BlockVector::mark(std::span<const std::uint32_t> sorted_blocks) {
-  if (blocks_.empty()) {
-    blocks_.assign(sorted_blocks.begin(), sorted_blocks.end());
+  if (blocks_.empty() || (!sorted_blocks.empty() && blocks_.back() < sorted_blocks.front())) {
+    blocks_.insert(blocks_.end(), sorted_blocks.begin(), sorted_blocks.end());
     return;
   }
   for (std::uint32_t block : sorted_blocks) mark(block);

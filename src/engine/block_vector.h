@@ -139,7 +139,7 @@ class BlockVector {
 
   // Zeroes the marked blocks and unmarks them.
   void clear();
-  // Marks a block; blocks are marked in increasing order (marking the last one again is a no-op).
+  // Marks a block (marking a marked one is a no-op; marking in increasing order is the fast case).
   void mark(std::uint32_t block);
   // Marks every block covering [begin, end) (in increasing order, after the blocks marked so far).
   void mark_range(std::size_t begin, std::size_t end);

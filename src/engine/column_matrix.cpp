@@ -88,13 +88,13 @@ void ColumnMatrix::build(std::span<const std::vector<std::uint32_t>> column_rows
   for (std::size_t col = 0; col < cols_; ++col) {
     const auto& rows = column_rows[col];
     const auto& values = column_values[col];
-    column_nonzeros_.push_back(static_cast<std::uint32_t>(rows.size()));
     nonzero_count_ += rows.size();
     std::size_t k = 0;
     for (std::size_t part = 0; part < parts(); ++part) {
       block_begin_.push_back(block_index_.size());
       entry_begin_.push_back(entry_row_.size());
       const std::size_t begin = part_begin_[part];
+      const std::size_t first_in_part = k;
       while (k < rows.size() && rows[k] < part_begin_[part + 1]) {
         // The column's entries in the block of rows[k]: dense when there are enough of them.
         const std::size_t block = rows[k] / block_lanes;
@@ -118,6 +118,7 @@ void ColumnMatrix::build(std::span<const std::vector<std::uint32_t>> column_rows
         }
         k = end;
       }
+      part_nonzeros_.push_back(static_cast<std::uint32_t>(k - first_in_part));
     }
   }
   block_begin_.push_back(block_index_.size());
@@ -164,13 +165,12 @@ std::size_t ColumnMatrix::accumulate_part(const SparseInput& x, std::size_t part
   std::uint64_t* written_words = written != nullptr ? written->words().data() : nullptr;
   std::size_t touched = 0;
   if (!needs_every_row(x)) {
-    const std::span<const std::uint32_t> columns(part_columns_.data() + part_column_begin_[part],
-                                                 part_column_begin_[part + 1] - part_column_begin_[part]);
+    const std::span<const std::uint32_t> columns = part_columns(part);
     if (columns.size() <= x.nonzeros.size()) {
-      for (std::uint32_t col : columns) touched += x.values[col] != 0.0f ? column_nonzeros_[col] : 0;
+      for (std::uint32_t col : columns) touched += x.values[col] != 0.0f ? part_nonzeros_[index(col, part)] : 0;
       kernels.accumulate(storage, part, columns.data(), nullptr, x.values.data(), columns.size(), y_rows, written_words);
     } else {
-      for (std::uint32_t col : x.nonzeros.indices()) touched += column_nonzeros_[col];
+      for (std::uint32_t col : x.nonzeros.indices()) touched += part_nonzeros_[index(col, part)];
       kernels.accumulate(storage, part, x.nonzeros.indices().data(), x.nonzeros.values().data(), nullptr,
                          x.nonzeros.size(), y_rows, written_words);
     }
@@ -181,7 +181,7 @@ std::size_t ColumnMatrix::accumulate_part(const SparseInput& x, std::size_t part
   for (std::size_t k = 0; k < count; ++k) {
     const std::uint32_t col = has_nonfinite_weights_ ? static_cast<std::uint32_t>(k) : x.nonzeros.index(k);
     const float value = has_nonfinite_weights_ ? x.values[k] : x.nonzeros.value(k);
-    touched += column_nonzeros_[col];
+    touched += part_nonzeros_[index(col, part)];
     if (std::isfinite(value)) {
       kernels.accumulate(storage, part, &col, &value, nullptr, 1, y_rows, written_words);
       continue;

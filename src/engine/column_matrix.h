@@ -50,6 +50,10 @@ class ColumnMatrix {
   std::size_t parts() const { return part_begin_.size() - 1; }
   std::size_t part_begin(std::size_t part) const { return part_begin_[part]; }
   std::size_t part_end(std::size_t part) const { return part_begin_[part + 1]; }
+  // The columns with a weight in a part, increasing.
+  std::span<const std::uint32_t> part_columns(std::size_t part) const {
+    return {part_columns_.data() + part_column_begin_[part], part_column_begin_[part + 1] - part_column_begin_[part]};
+  }
 
   // y = W·x: clears y (rows() values), marks the blocks the product can reach and fills them.
   // Returns the number of non-zero weights multiplied.
@@ -83,7 +87,7 @@ class ColumnMatrix {
   bool has_nonfinite_weights_ = false;
   double max_row_magnitude_ = 0;  // max over rows of Σ|w|
   std::vector<std::size_t> part_begin_{0, 0};
-  std::vector<std::uint32_t> column_nonzeros_;  // per column
+  std::vector<std::uint32_t> part_nonzeros_;  // per (column, part)
   // Per (column, part), then the end: dense blocks (block index relative to the part, 16 values
   // each) and single entries (row relative to the part, value).
   std::vector<std::size_t> block_begin_;

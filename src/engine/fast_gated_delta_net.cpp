@@ -12,6 +12,7 @@
 #include "engine/fast_ops.h"
 #include "engine/gated_delta_net.h"
 #include "engine/ops.h"
+#include "support/error.h"
 
 namespace rvformer::engine {
 
@@ -36,6 +37,8 @@ void add_scaled(float* __restrict acc, const float* __restrict row, float factor
 GatedDeltaNetScratch::GatedDeltaNetScratch(const Config& config)
     : raw(config.linear_conv_dim()),
       part_done(2 * config.linear_num_key_heads + config.linear_num_value_heads),
+      part_projected(2 * config.linear_num_key_heads + config.linear_num_value_heads),
+      part_convolved(2 * config.linear_num_key_heads + config.linear_num_value_heads),
       mixed(config.linear_conv_dim()),
       mixed_nonzeros(config.linear_conv_dim()),
       value_nonzeros(config.linear_conv_dim()),
@@ -48,15 +51,12 @@ GatedDeltaNetScratch::GatedDeltaNetScratch(const Config& config)
       key_heads(config.linear_num_key_heads, KeyHeadInput(config.linear_key_head_dim)),
       active_blocks(block_count(config.linear_conv_dim())),
       tap_inputs(config.linear_conv_kernel_dim),
-      tap_block_words(config.linear_conv_kernel_dim),
-      every_block(block_count(config.linear_conv_dim())),
+
       recall(config.linear_value_head_dim),
       delta(config.linear_value_head_dim),
       read(config.linear_value_head_dim),
       dense_key(config.linear_key_head_dim),
-      dense_query(config.linear_key_head_dim) {
-  for (std::size_t block = 0; block < block_count(config.linear_conv_dim()); ++block) every_block.insert(block);
-}
+      dense_query(config.linear_key_head_dim) {}
 
 FastGatedDeltaNet::FastGatedDeltaNet(const Config& config, const Checkpoint& checkpoint, std::size_t layer)
     : key_heads_(config.linear_num_key_heads),
@@ -86,38 +86,41 @@ FastGatedDeltaNet::FastGatedDeltaNet(const Config& config, const Checkpoint& che
   const std::vector<float> conv = tensor("conv1d.weight").to_floats();  // [conv_dim][kernel]
   const std::size_t padded = block_count(conv_dim_) * block_lanes;
   conv_taps_.assign(kernel_ * padded, 0.0f);
-  tap_blocks_.assign(kernel_, BlockSet(block_count(conv_dim_)));
-  for (std::size_t c = 0; c < conv_dim_; ++c) {
-    for (std::size_t tap = 0; tap < kernel_; ++tap) {
-      conv_taps_[tap * padded + c] = conv[c * kernel_ + tap];
-      if (conv[c * kernel_ + tap] != 0.0f) tap_blocks_[tap].insert(c / block_lanes);
-    }
-  }
-
-  conv_finite_ = all_finite(conv_taps_);
+  // Tap masks are 32-bit (Qwen3.5 uses 4 taps).
+  if (kernel_ > 32) fail("layer {}: the fast executor supports conv kernels of up to 32 taps (got {})", layer, kernel_);
+  block_taps_.assign(block_count(conv_dim_), 0);
+  current_tap_ = 1u << (kernel_ - 1);
   for (std::size_t c = 0; c < conv_dim_; ++c) {
     double gain = 0;
-    for (std::size_t tap = 0; tap < kernel_; ++tap) gain += std::fabs(static_cast<double>(conv[c * kernel_ + tap]));
-    conv_gain_ = std::max(conv_gain_, conv_finite_ ? gain : INFINITY);
-  }
-  window_blocks_ = BlockSet(block_count(conv_dim_));
-  any_tap_blocks_ = BlockSet(block_count(conv_dim_));
-  for (std::size_t tap = 0; tap < kernel_; ++tap) {
-    for (std::size_t block = 0; block < block_count(conv_dim_); ++block) {
-      if (!tap_blocks_[tap].contains(block)) continue;
-      any_tap_blocks_.insert(block);
-      if (tap + 1 < kernel_) window_blocks_.insert(block);
+    for (std::size_t tap = 0; tap < kernel_; ++tap) {
+      conv_taps_[tap * padded + c] = conv[c * kernel_ + tap];
+      if (conv[c * kernel_ + tap] != 0.0f) block_taps_[c / block_lanes] |= 1u << tap;
+      gain += std::fabs(static_cast<double>(conv[c * kernel_ + tap]));
     }
+    conv_gain_ = std::max(conv_gain_, gain);
   }
+  conv_finite_ = all_finite(conv_taps_);
+  if (!conv_finite_) conv_gain_ = INFINITY;
   for (std::size_t part = 0; by_head_ && part < qkv_->parts(); ++part) {
     for (std::size_t block = qkv_->part_begin(part) / block_lanes; block < qkv_->part_end(part) / block_lanes; ++block) {
-      if (window_blocks_.contains(block)) {
+      if ((block_taps_[block] & ~current_tap_) != 0) {
         window_parts_.push_back(part);
         break;
       }
     }
   }
   replayable_ = conv_finite_ && !qkv_->has_nonfinite_weights();
+  // Memos for query and key parts whose conv reads only the current token (and few columns).
+  constexpr std::size_t memo_slots_log2 = 6;
+  constexpr std::size_t max_memo_key = 64;
+  memo_.resize(by_head_ ? 2 * key_heads_ : 0);
+  for (std::size_t part = 0; part < memo_.size(); ++part) {
+    const auto columns = qkv_->part_columns(part);
+    if (std::find(window_parts_.begin(), window_parts_.end(), part) == window_parts_.end() &&
+        columns.size() <= max_memo_key && key_head_dim_ <= 65536) {
+      memo_[part].emplace(columns.size(), memo_slots_log2);
+    }
+  }
   dt_bias_ = tensor("dt_bias").to_floats();
   A_log_ = tensor("A_log").to_floats();
   norm_ = tensor("norm.weight").to_floats();
@@ -185,6 +188,7 @@ void FastGatedDeltaNet::step(GatedDeltaNetState& state, GatedDeltaNetTracking& t
   s.mixed.clear();
   s.mixed_nonzeros.clear();
   std::fill(s.value_ready.begin(), s.value_ready.end(), 0);
+  std::fill(s.part_convolved.begin(), s.part_convolved.end(), 0);
   // Channels are projected head by head, as needed, when every conv output is provably finite.
   double raw_bound = qkv_->output_bound(x);
   const bool lazy = by_head_ && conv_bound(tracking, raw_bound) < static_cast<double>(std::numeric_limits<float>::max());
@@ -218,7 +222,7 @@ void FastGatedDeltaNet::step(GatedDeltaNetState& state, GatedDeltaNetTracking& t
     if (sparse && sparse_head(head, head_state, clean, s, read_is_zero)) {
       ++(input.key.empty() && input.query.empty() ? counters.idle_heads : counters.sparse_heads);
     } else {
-      reference_head(head, alpha, head_state, s);
+      reference_head(head, alpha, head_state, tracking, x, s, counters);
       clean = is_clean(head_state);
       ++counters.reference_heads;
     }
@@ -232,46 +236,90 @@ void FastGatedDeltaNet::step(GatedDeltaNetState& state, GatedDeltaNetTracking& t
 void FastGatedDeltaNet::project_all(const GatedDeltaNetTracking& tracking, const SparseInput& x,
                                     GatedDeltaNetScratch& s, GatedDeltaNetCounters& counters, double& raw_bound) const {
   counters.weights += qkv_->multiply(x, s.raw);
-  if (!(raw_bound < static_cast<double>(std::numeric_limits<float>::max()))) {
-    raw_bound = s.raw.largest_magnitude();
-  }
+  if (!(raw_bound < static_cast<double>(std::numeric_limits<float>::max()))) raw_bound = s.raw.largest_magnitude();
   const bool raw_finite = raw_bound < INFINITY;
+  const std::uint32_t every_block = every_block_taps(tracking, raw_finite);
   const std::size_t slots = tracking.window.size();
   s.active_blocks.clear();
   for (std::size_t tap = 0; tap < kernel_; ++tap) {
-    const bool current = tap == slots;
-    const WindowSlot* slot = current ? nullptr : &tracking.window[(tracking.oldest + tap) % slots];
-    // A non-finite input times a zero weight is NaN: such a tap counts in every block it reaches.
-    const bool every_block = !conv_finite_ || !(current ? raw_finite : slot->bound < INFINITY);
-    for (std::uint32_t block : current ? s.raw.blocks() : slot->kept.blocks()) {
-      if (every_block || tap_blocks_[tap].contains(block)) s.active_blocks.insert(block);
+    const BlockVector& input = tap == slots ? s.raw : tracking.window[(tracking.oldest + tap) % slots].kept;
+    for (std::uint32_t block : input.blocks()) {
+      if (((block_taps_[block] | every_block) >> tap) & 1) s.active_blocks.insert(block);
     }
   }
   s.active_blocks.list(s.active_list);
   s.mixed_finite = convolve(tracking, s.active_list, raw_finite, s, s.mixed_nonzeros);
   std::fill(s.value_ready.begin(), s.value_ready.end(), 1);
+  std::fill(s.part_convolved.begin(), s.part_convolved.end(), 1);
 }
 
 void FastGatedDeltaNet::project_keys(const GatedDeltaNetTracking& tracking, const SparseInput& x,
                                      GatedDeltaNetScratch& s, GatedDeltaNetCounters& counters) const {
   for (std::size_t part : window_parts_) project_part(part, x, s, counters);
   for (std::size_t part = 0; part < 2 * key_heads_; ++part) {
-    project_part(part, x, s, counters);
-    s.active_list.clear();
-    for (std::size_t block = qkv_->part_begin(part) / block_lanes; block < qkv_->part_end(part) / block_lanes; ++block) {
-      if (any_tap_blocks_.contains(block)) s.active_list.push_back(static_cast<std::uint32_t>(block));
+    if (!memo_[part]) {
+      convolve_part(part, project_part(part, x, s, counters), tracking, s, s.mixed_nonzeros);
+      s.part_convolved[part] = 1;
+      continue;
     }
-    convolve(tracking, s.active_list, true, s, s.mixed_nonzeros);
+    // The key: the input's bits at the part's columns, ±0 as +0 (both are skipped alike).
+    const auto columns = qkv_->part_columns(part);
+    s.memo_key.resize(columns.size());
+    for (std::size_t k = 0; k < columns.size(); ++k) {
+      const float value = x.values[columns[k]];
+      s.memo_key[k] = value == 0.0f ? 0u : std::bit_cast<std::uint32_t>(value);
+    }
+    const std::uint64_t hash = PartMemo::hash(s.memo_key);
+    const std::size_t offset = qkv_->part_begin(part);
+    if (const PartMemo::Outputs* outputs = memo_[part]->find(s.memo_key, hash)) {
+      for (std::uint32_t k = 0; k < outputs->count; ++k) s.mixed_nonzeros.push(static_cast<std::uint32_t>(offset + outputs->index[k]), outputs->value[k]);
+      ++counters.remembered_heads;
+      continue;
+    }
+    const std::size_t first = s.mixed_nonzeros.size();
+    convolve_part(part, project_part(part, x, s, counters), tracking, s, s.mixed_nonzeros);
+    s.part_convolved[part] = 1;
+    ++counters.computed_heads;
+    if (s.mixed_nonzeros.size() - first > PartMemo::max_outputs) continue;
+    PartMemo::Outputs outputs;
+    for (std::size_t k = first; k < s.mixed_nonzeros.size(); ++k) {
+      outputs.index[outputs.count] = static_cast<std::uint16_t>(s.mixed_nonzeros.index(k) - offset);
+      outputs.value[outputs.count++] = s.mixed_nonzeros.value(k);
+    }
+    memo_[part]->remember(s.memo_key, hash, outputs);
   }
   s.mixed_finite = true;  // conv_bound proved it
 }
 
-void FastGatedDeltaNet::project_part(std::size_t part, const SparseInput& x, GatedDeltaNetScratch& s,
+void FastGatedDeltaNet::ensure_convolved(std::size_t part, const GatedDeltaNetTracking& tracking, const SparseInput& x,
+                                         GatedDeltaNetScratch& s, GatedDeltaNetCounters& counters) const {
+  if (s.part_convolved[part]) return;
+  s.part_convolved[part] = 1;
+  s.value_nonzeros.clear();
+  convolve_part(part, project_part(part, x, s, counters), tracking, s, s.value_nonzeros);
+}
+
+bool FastGatedDeltaNet::project_part(std::size_t part, const SparseInput& x, GatedDeltaNetScratch& s,
                                      GatedDeltaNetCounters& counters) const {
-  if (s.part_done[part]) return;
-  s.part_done[part] = 1;
-  s.raw_parts.push_back(static_cast<std::uint32_t>(part));
-  counters.weights += qkv_->accumulate_part(x, part, s.raw.data() + qkv_->part_begin(part), nullptr);
+  if (!s.part_done[part]) {
+    s.part_done[part] = 1;
+    s.raw_parts.push_back(static_cast<std::uint32_t>(part));
+    const std::size_t weights = qkv_->accumulate_part(x, part, s.raw.data() + qkv_->part_begin(part), nullptr);
+    counters.weights += weights;
+    s.part_projected[part] = weights != 0;
+  }
+  return s.part_projected[part];
+}
+
+void FastGatedDeltaNet::convolve_part(std::size_t part, bool projected, const GatedDeltaNetTracking& tracking,
+                                      GatedDeltaNetScratch& s, SparseVector& nonzeros) const {
+  // Where the part's projection is +0 and only the current tap has weights, the conv sums ±0 products.
+  const std::uint32_t taps = projected ? ~0u : ~current_tap_;
+  s.active_list.clear();
+  for (std::size_t block = qkv_->part_begin(part) / block_lanes; block < qkv_->part_end(part) / block_lanes; ++block) {
+    if ((block_taps_[block] & taps) != 0) s.active_list.push_back(static_cast<std::uint32_t>(block));
+  }
+  if (!s.active_list.empty()) convolve(tracking, s.active_list, true, s, nonzeros);
 }
 
 void FastGatedDeltaNet::project_value_head(std::size_t head, const GatedDeltaNetTracking& tracking,
@@ -279,39 +327,39 @@ void FastGatedDeltaNet::project_value_head(std::size_t head, const GatedDeltaNet
                                            GatedDeltaNetCounters& counters) const {
   if (s.value_ready[head]) return;
   s.value_ready[head] = 1;
-  const std::size_t part = value_part(head);
-  project_part(part, x, s, counters);
-  s.active_list.clear();
-  for (std::size_t block = qkv_->part_begin(part) / block_lanes; block < qkv_->part_end(part) / block_lanes; ++block) {
-    if (any_tap_blocks_.contains(block)) s.active_list.push_back(static_cast<std::uint32_t>(block));
-  }
   s.value_nonzeros.clear();
-  convolve(tracking, s.active_list, true, s, s.value_nonzeros);
+  convolve_part(value_part(head), project_part(value_part(head), x, s, counters), tracking, s, s.value_nonzeros);
+}
+
+std::uint32_t FastGatedDeltaNet::every_block_taps(const GatedDeltaNetTracking& tracking, bool raw_finite) const {
+  if (!conv_finite_) return ~0u;
+  std::uint32_t taps = raw_finite ? 0 : current_tap_;
+  const std::size_t slots = tracking.window.size();
+  for (std::size_t tap = 0; tap < slots; ++tap) {
+    if (!(tracking.window[(tracking.oldest + tap) % slots].bound < INFINITY)) taps |= 1u << tap;
+  }
+  return taps;
 }
 
 // u_c = Σ_j w[c][j]·in_j from +0 in tap order, then SiLU. With finite weights and inputs, a tap whose
 // weights are all zero in a block adds only ±0 there, and a block where every tap with a weight sees
 // +0 inputs sums to +0, SiLU(+0) = +0: such taps and blocks are skipped. A tap whose input may not be
-// finite counts in every block.
+// finite counts in every block (0·∞ = NaN).
 bool FastGatedDeltaNet::convolve(const GatedDeltaNetTracking& tracking, std::span<const std::uint32_t> blocks,
                                  bool raw_finite, GatedDeltaNetScratch& s, SparseVector& nonzeros) const {
   const std::size_t slots = tracking.window.size();
   for (std::size_t tap = 0; tap < kernel_; ++tap) {
-    const bool current = tap == slots;
-    const WindowSlot* slot = current ? nullptr : &tracking.window[(tracking.oldest + tap) % slots];
-    const bool every_block = !conv_finite_ || !(current ? raw_finite : slot->bound < INFINITY);
-    s.tap_inputs[tap] = current ? s.raw.data() : slot->kept.data();
-    s.tap_block_words[tap] = every_block ? s.every_block.words().data() : tap_blocks_[tap].words().data();
+    s.tap_inputs[tap] = tap == slots ? s.raw.data() : tracking.window[(tracking.oldest + tap) % slots].kept.data();
   }
   s.mixed.mark(blocks);
   const ConvolveResult result = fast_kernels().convolve({
       .blocks = blocks.data(),
       .block_count = blocks.size(),
-      .kernel = kernel_,
       .tap_inputs = s.tap_inputs.data(),
       .tap_weights = conv_taps_.data(),
       .tap_stride = block_count(conv_dim_) * block_lanes,
-      .tap_blocks = s.tap_block_words.data(),
+      .block_taps = block_taps_.data(),
+      .extra_taps = every_block_taps(tracking, raw_finite),
       .out = s.mixed.data(),
       .nonzeros = nonzeros.sink(),
       .silu = silu_shortcuts(),
@@ -343,7 +391,7 @@ void FastGatedDeltaNet::push_window(GatedDeltaNetTracking& tracking, const Spars
   slot.input.assign(x.nonzeros);
   slot.kept.clear();
   const auto copy = [&](std::size_t block) {
-    if (!window_blocks_.contains(block)) return;
+    if ((block_taps_[block] & ~current_tap_) == 0) return;
     slot.kept.mark(static_cast<std::uint32_t>(block));
     std::copy_n(s.raw.data() + block * block_lanes, block_lanes, slot.kept.data() + block * block_lanes);
   };
@@ -435,8 +483,13 @@ bool FastGatedDeltaNet::sparse_head(std::size_t head, std::span<float> state, st
 }
 
 void FastGatedDeltaNet::reference_head(std::size_t head, float alpha, std::span<float> state,
-                                       GatedDeltaNetScratch& s) const {
+                                       const GatedDeltaNetTracking& tracking, const SparseInput& x,
+                                       GatedDeltaNetScratch& s, GatedDeltaNetCounters& counters) const {
   const std::size_t key_head = head / (value_heads_ / key_heads_);
+  if (by_head_) {
+    ensure_convolved(key_head, tracking, x, s, counters);
+    ensure_convolved(key_heads_ + key_head, tracking, x, s, counters);
+  }
   const float* query = s.mixed.data() + key_head * key_head_dim_;
   const float* key = s.mixed.data() + key_heads_ * key_head_dim_ + key_head * key_head_dim_;
   std::copy(query, query + key_head_dim_, s.dense_query.begin());

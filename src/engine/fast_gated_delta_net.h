@@ -21,12 +21,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "engine/block_vector.h"
 #include "engine/checkpoint.h"
 #include "engine/column_matrix.h"
 #include "engine/config.h"
+#include "engine/part_memo.h"
 #include "engine/state.h"
 
 namespace rvformer::engine {
@@ -58,6 +60,8 @@ struct GatedDeltaNetTracking {
 
 struct GatedDeltaNetCounters {
   std::uint64_t weights = 0;          // non-zero projection weights multiplied
+  std::uint64_t remembered_heads = 0;  // query or key heads whose outputs came from the memo
+  std::uint64_t computed_heads = 0;    // query or key heads projected and convolved
   std::uint64_t idle_heads = 0;       // value heads with a zero key and a zero query: untouched
   std::uint64_t sparse_heads = 0;     // written and/or read row by row
   std::uint64_t reference_heads = 0;  // run through delta_rule_step
@@ -78,6 +82,9 @@ struct GatedDeltaNetScratch {
   BlockVector raw;    // qkv projection (the conv input)
   std::vector<std::uint32_t> raw_parts;  // parts of raw projected one by one (zeroed at the next step)
   std::vector<std::uint8_t> part_done;   // per qkv part
+  std::vector<std::uint8_t> part_projected;  // per qkv part: some input reached it
+  std::vector<std::uint8_t> part_convolved;  // per qkv part: its conv outputs are in `mixed`
+  std::vector<std::uint32_t> memo_key;
   BlockVector mixed;  // conv + SiLU output
   SparseVector mixed_nonzeros;  // of the query and key channels
   SparseVector value_nonzeros;  // of value channels (unused, but the conv reports them)
@@ -90,8 +97,6 @@ struct GatedDeltaNetScratch {
   BlockSet active_blocks;
   std::vector<std::uint32_t> active_list;
   std::vector<const float*> tap_inputs;  // per conv tap: the window slot or raw
-  std::vector<const std::uint64_t*> tap_block_words;  // per conv tap: the blocks it counts in
-  BlockSet every_block;
   std::vector<float> recall, delta, read, dense_key, dense_query;
 };
 
@@ -114,11 +119,21 @@ class FastGatedDeltaNet {
   // Projects and convolves every channel (inputs that may not be finite, heads not in whole blocks).
   void project_all(const GatedDeltaNetTracking& tracking, const SparseInput& x, GatedDeltaNetScratch& s,
                    GatedDeltaNetCounters& counters, double& raw_bound) const;
-  // Projects and convolves the query and key channels and the channels later taps read.
+  // Projects and convolves the query and key channels (or recalls them from the memo) and projects
+  // the channels later taps read.
   void project_keys(const GatedDeltaNetTracking& tracking, const SparseInput& x, GatedDeltaNetScratch& s,
                     GatedDeltaNetCounters& counters) const;
-  // Projects one part of qkv into s.raw (once per step).
-  void project_part(std::size_t part, const SparseInput& x, GatedDeltaNetScratch& s, GatedDeltaNetCounters& counters) const;
+  // Projects one part of qkv into s.raw (once per step); false when no input reaches it (it is +0).
+  bool project_part(std::size_t part, const SparseInput& x, GatedDeltaNetScratch& s, GatedDeltaNetCounters& counters) const;
+  // Convolves the blocks of one part that can be non-zero (all of them, or only those an earlier tap
+  // reads when the part's projection is +0).
+  void convolve_part(std::size_t part, bool projected, const GatedDeltaNetTracking& tracking, GatedDeltaNetScratch& s,
+                     SparseVector& nonzeros) const;
+  // The taps whose input may not be finite: they count in every block.
+  std::uint32_t every_block_taps(const GatedDeltaNetTracking& tracking, bool raw_finite) const;
+  // The conv outputs of a part in `mixed`, when project_keys recalled only their non-zeros.
+  void ensure_convolved(std::size_t part, const GatedDeltaNetTracking& tracking, const SparseInput& x,
+                        GatedDeltaNetScratch& s, GatedDeltaNetCounters& counters) const;
   // The value channels of one head, when projected lazily.
   void project_value_head(std::size_t head, const GatedDeltaNetTracking& tracking, const SparseInput& x,
                           GatedDeltaNetScratch& s, GatedDeltaNetCounters& counters) const;
@@ -139,7 +154,8 @@ class FastGatedDeltaNet {
   // The clean-state path; false (state untouched) when δ turns out not finite.
   bool sparse_head(std::size_t head, std::span<float> state, std::uint8_t& clean, GatedDeltaNetScratch& s,
                    bool& read_is_zero) const;
-  void reference_head(std::size_t head, float alpha, std::span<float> state, GatedDeltaNetScratch& s) const;
+  void reference_head(std::size_t head, float alpha, std::span<float> state, const GatedDeltaNetTracking& tracking,
+                      const SparseInput& x, GatedDeltaNetScratch& s, GatedDeltaNetCounters& counters) const;
   // The gated RMSNorm of one head's read-out into s.gated. With z_by_head, s.z is +0 and this
   // head's rows of z are computed here (and cleared again).
   void gate_head(std::size_t head, bool read_is_zero, bool z_finite, bool z_by_head, const SparseInput& x,
@@ -153,10 +169,12 @@ class FastGatedDeltaNet {
   std::shared_ptr<const ColumnMatrix> qkv_;
   ColumnMatrix z_, b_, a_, out_;
   std::vector<std::size_t> window_parts_;  // qkv parts holding channels some earlier tap reads
+  // Per query and key part whose conv reads only the current token (empty otherwise): its recent
+  // outputs. A cache of a pure function of the weights, so it belongs to no State.
+  mutable std::vector<std::optional<PartMemo>> memo_;
   BlockFloats conv_taps_;           // [kernel][conv_dim in whole blocks], tap-major
-  std::vector<BlockSet> tap_blocks_;  // per tap: the channel blocks where it has a non-zero weight
-  BlockSet window_blocks_;            // blocks any tap but the last has a weight in
-  BlockSet any_tap_blocks_;           // blocks any tap has a weight in
+  std::vector<std::uint32_t> block_taps_;  // per channel block: bit j set when tap j has a weight there
+  std::uint32_t current_tap_;             // the bit of the last tap (the current input)
   double conv_gain_ = 0;              // max over channels of Σ_tap |w| (+∞ for non-finite weights)
   bool replayable_ = false;           // window slots can be replayed (finite qkv and conv weights)
   bool conv_finite_ = true;

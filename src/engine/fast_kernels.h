@@ -32,12 +32,12 @@ struct NonzeroSink {
 struct ConvolveArgs {
   const std::uint32_t* blocks;  // the channel blocks to compute, increasing
   std::size_t block_count;
-  std::size_t kernel;
   const float* const* tap_inputs;  // per tap: the conv input it reads (window slot or current)
   const float* tap_weights;        // [kernel][tap_stride]
   std::size_t tap_stride;
-  const std::uint64_t* const* tap_blocks;  // per tap: bitset of blocks where it has a weight; null: all
-  float* out;                              // SiLU(conv), written on the listed blocks
+  const std::uint32_t* block_taps;  // per block: bit j set when tap j has a weight there
+  std::uint32_t extra_taps;         // taps that count in every block
+  float* out;                       // SiLU(conv), written on the listed blocks
   NonzeroSink nonzeros;
   SiluShortcuts silu;
 };
@@ -61,8 +61,8 @@ struct FastKernels {
   // null, sets the bit of every block written (relative to the part).
   void (*accumulate)(const ColumnStorage& matrix, std::size_t part, const std::uint32_t* cols, const float* values,
                      const float* dense, std::size_t count, float* y_rows, std::uint64_t* written);
-  // out = SiLU(Σ_tap w_tap·input_tap from +0), on the listed blocks, skipping the taps without a
-  // weight in a block; appends the non-zero outputs.
+  // out = SiLU(Σ_tap w_tap·input_tap from +0, in tap order), on the listed blocks, over the taps of
+  // block_taps | extra_taps; appends the non-zero outputs.
   ConvolveResult (*convolve)(const ConvolveArgs& args);
   // out = SiLU(gate)·up on the listed blocks; appends the non-zero products; returns their count.
   std::size_t (*silu_product)(const float* gate, const float* up, const std::uint32_t* blocks, std::size_t block_count,

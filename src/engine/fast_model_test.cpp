@@ -273,9 +273,10 @@ TEST(FastKernelsTest, EveryVariantMatchesTheBaseline) {
     run_both([&](const FastKernels& k, float*, NonzeroSink sink) { return k.gather(b.data(), listed.data(), listed.size(), sink); });
     run_both([&](const FastKernels& k, float* out, NonzeroSink sink) {
       const float* inputs[] = {a.data(), b.data(), c.data()};
-      const std::uint64_t every_block = ~std::uint64_t{0};
-      const std::uint64_t* tap_blocks[] = {&every_block, &every_block, &every_block};
-      const ConvolveResult result = k.convolve({listed.data(), listed.size(), 3, inputs, c.data(), 0, tap_blocks, out, sink, silu});
+      std::vector<std::uint32_t> block_taps(blocks);
+      for (std::size_t block = 0; block < blocks; ++block) block_taps[block] = static_cast<std::uint32_t>(block % 8);
+      const ConvolveResult result =
+          k.convolve({listed.data(), listed.size(), inputs, c.data(), 0, block_taps.data(), 1, out, sink, silu});
       return result.nonzeros * 2 + result.finite;
     });
     EXPECT_EQ(comparable_bits(kernels.sum_of_squares(b.data(), listed.data(), listed.size())),
