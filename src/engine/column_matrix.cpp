@@ -222,12 +222,4 @@ SparseRows SparseRows::from_tensor(const CheckpointTensor& tensor) {
   return rows;
 }
 
-void SparseRows::copy_row(std::size_t row, BlockVector& out) const {
-  out.clear();
-  for (std::size_t k = row_begin_[row]; k < row_begin_[row + 1]; ++k) {
-    out.mark(cols_[k] / block_lanes);
-    out.data()[cols_[k]] = values_[k];
-  }
-}
-
 }  // namespace rvformer::engine

@@ -110,8 +110,13 @@ class SparseRows {
   static SparseRows from_tensor(const CheckpointTensor& tensor);
 
   std::size_t rows() const { return row_begin_.size() - 1; }
-  // out = row `row` (cleared first; only the row's non-zero entries are written and marked).
-  void copy_row(std::size_t row, BlockVector& out) const;
+  // The non-zero entries of one row: their columns (increasing) and values.
+  std::span<const std::uint32_t> columns(std::size_t row) const {
+    return {cols_.data() + row_begin_[row], row_begin_[row + 1] - row_begin_[row]};
+  }
+  std::span<const float> values(std::size_t row) const {
+    return {values_.data() + row_begin_[row], row_begin_[row + 1] - row_begin_[row]};
+  }
 
  private:
   std::vector<std::size_t> row_begin_{0};

@@ -265,9 +265,16 @@ void FastGatedDeltaNet::project_keys(const GatedDeltaNetTracking& tracking, cons
     // The key: the input's bits at the part's columns, ±0 as +0 (both are skipped alike).
     const auto columns = qkv_->part_columns(part);
     s.memo_key.resize(columns.size());
+    std::uint32_t any_input = 0;
     for (std::size_t k = 0; k < columns.size(); ++k) {
       const float value = x.values[columns[k]];
       s.memo_key[k] = value == 0.0f ? 0u : std::bit_cast<std::uint32_t>(value);
+      any_input |= s.memo_key[k];
+    }
+    // No input reaches the part: its projection is +0, and so is its conv (of the current token only).
+    if (any_input == 0) {
+      s.part_convolved[part] = 1;
+      continue;
     }
     const std::uint64_t hash = PartMemo::hash(s.memo_key);
     const std::size_t offset = qkv_->part_begin(part);

@@ -67,11 +67,6 @@ struct FastKernels {
   // out = SiLU(gate)·up on the listed blocks; appends the non-zero products; returns their count.
   std::size_t (*silu_product)(const float* gate, const float* up, const std::uint32_t* blocks, std::size_t block_count,
                               float* out, NonzeroSink nonzeros, SiluShortcuts silu);
-  // Σ x² over the listed blocks' non-zero values, sequentially in index order from +0.
-  float (*sum_of_squares)(const float* values, const std::uint32_t* blocks, std::size_t block_count);
-  // out = (x·scale)·weight on the listed blocks; appends the non-zero outputs; returns their count.
-  std::size_t (*scale)(const float* x, const float* weight, float scale, const std::uint32_t* blocks,
-                       std::size_t block_count, float* out, NonzeroSink nonzeros);
   // Appends the non-zero values of the listed blocks; returns their count.
   std::size_t (*gather)(const float* values, const std::uint32_t* blocks, std::size_t block_count, NonzeroSink nonzeros);
   // The best score among the blocks whose bit is set in `written` (rows < row_count); zeroes those

@@ -6,8 +6,7 @@
 // else, and scans only the 16-row blocks it wrote. Every other row scores exactly +0 (a sum of ±0
 // products from +0) and is accounted for without being touched: it wins only when the best touched
 // score is below +0, or equal to it at a higher index (torch.argmax: the lowest index among equal
-// maxima, −0 equal to +0; the first NaN wins). The vocabulary is split into two halves that two
-// threads can score independently.
+// maxima, −0 equal to +0; the first NaN wins).
 #pragma once
 
 #include <cstddef>
@@ -17,7 +16,6 @@
 #include "engine/block_vector.h"
 #include "engine/checkpoint.h"
 #include "engine/column_matrix.h"
-#include "engine/helper_thread.h"
 
 namespace rvformer::engine {
 
@@ -31,30 +29,15 @@ class FastLmHead {
 
   // All vocab logits, bit-identical to the reference; `weights` counts the weights multiplied.
   std::vector<float> logits(const SparseInput& hidden, std::uint64_t& weights) const;
-  // The greedy token. With a helper, the second half of the vocabulary is scored on it.
-  std::uint32_t argmax(const SparseInput& hidden, HelperThread* helper, std::uint64_t& weights);
+  // The greedy token.
+  std::uint32_t argmax(const SparseInput& hidden, std::uint64_t& weights);
 
  private:
-  // The best row of one part: the lowest index among the highest scores, or the first NaN.
-  struct Best {
-    float value = 0.0f;
-    std::size_t row = 0;  // absolute
-    bool is_nan = false;
-  };
-  struct PartJob {
-    FastLmHead* head;
-    const SparseInput* hidden;
-    std::size_t part;
-    Best best;
-    std::uint64_t weights;
-  };
   explicit FastLmHead(ColumnMatrix matrix);
-  static void run_part(void* job);
-  Best argmax_part(const SparseInput& hidden, std::size_t part, std::uint64_t& weights);
 
   ColumnMatrix matrix_;
-  BlockFloats scores_;             // +0 between calls
-  std::vector<BlockSet> written_;  // per part: blocks of scores_ written by the current call
+  BlockFloats scores_;  // +0 between calls
+  BlockSet written_;    // blocks of scores_ written by the current call
 };
 
 }  // namespace rvformer::engine

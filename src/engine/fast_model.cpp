@@ -2,7 +2,9 @@
 // Gated DeltaNet mixer lives in fast_gated_delta_net.cpp, the LM head in fast_lm_head.cpp.
 #include "engine/fast_model.h"
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <cmath>
 #include <optional>
 #include <variant>
@@ -14,7 +16,6 @@
 #include "engine/fast_kernels.h"
 #include "engine/fast_lm_head.h"
 #include "engine/fast_ops.h"
-#include "engine/helper_thread.h"
 #include "engine/ops.h"
 #include "support/error.h"
 
@@ -28,16 +29,52 @@ using Clock = std::chrono::steady_clock;
 // every time, so precomputing it is exact).
 struct NormWeights {
   std::vector<float> weight;
-  BlockFloats one_plus_weight;  // padded with +0 to whole blocks
+  std::vector<float> one_plus_weight;
   bool finite = true;
 
   explicit NormWeights(std::vector<float> values)
-      : weight(std::move(values)), one_plus_weight(block_count(weight.size()) * block_lanes, 0.0f) {
+      : weight(std::move(values)), one_plus_weight(weight.size()) {
     for (std::size_t i = 0; i < weight.size(); ++i) {
       one_plus_weight[i] = 1.0f + weight[i];
       finite = finite && std::isfinite(one_plus_weight[i]);
     }
   }
+};
+
+// The residual stream: dense values and the increasing indices of those that may be non-zero (a
+// compiled model has a few dozen of ~1000), so norms and adds cost only those. Entries outside the
+// list are ±0; the sign of such a zero never matters, since every consumer multiplies it by a
+// weight and skips or adds the ±0 product.
+class Residual {
+ public:
+  explicit Residual(std::size_t size) : values_(size, 0.0f) {}
+
+  std::span<const float> values() const { return values_; }
+  std::span<const std::uint32_t> nonzeros() const { return nonzeros_; }
+
+  void assign(std::span<const std::uint32_t> indices, std::span<const float> values) {
+    for (std::uint32_t i : nonzeros_) values_[i] = 0.0f;
+    nonzeros_.assign(indices.begin(), indices.end());
+    for (std::size_t k = 0; k < indices.size(); ++k) values_[indices[k]] = values[k];
+  }
+
+  // this += update, over the update's non-zero entries (adding ±0 changes nothing but a zero's
+  // sign); entries that cancel to zero leave the list.
+  void add(const SparseVector& update) {
+    for (std::size_t k = 0; k < update.size(); ++k) values_[update.index(k)] += update.value(k);
+    merged_.clear();
+    std::set_union(nonzeros_.begin(), nonzeros_.end(), update.indices().begin(), update.indices().end(),
+                   std::back_inserter(merged_));
+    nonzeros_.clear();
+    for (std::uint32_t i : merged_) {
+      if (values_[i] != 0.0f) nonzeros_.push_back(i);
+    }
+  }
+
+ private:
+  std::vector<float> values_;
+  std::vector<std::uint32_t> nonzeros_;
+  std::vector<std::uint32_t> merged_;
 };
 
 struct FastMlp {
@@ -109,7 +146,7 @@ class LapTimer {
 }  // namespace
 
 struct FastModel::Impl {
-  Impl(const Checkpoint& checkpoint, FastModelOptions options);
+  explicit Impl(const Checkpoint& checkpoint);
 
   void check_input(const FastState& state, TokenId token) const;
   // One token through every layer and the final norm: the result is in normed / normed_nonzeros.
@@ -117,11 +154,12 @@ struct FastModel::Impl {
   // normed = RMSNorm(hidden) over hidden's non-zero entries; normed_nonzeros lists its non-zeros.
   void normalise(const NormWeights& norm);
   void mlp_step(const FastMlp& mlp);
-  SparseInput normed_input() const { return {normed.values(), normed_nonzeros}; }
+  // hidden += update (a mixer's or an MLP's output).
+  void add_update();
+  SparseInput normed_input() const { return {normed, normed_nonzeros}; }
 
   Config config;
   std::uint64_t shape_fingerprint;
-  FastModelOptions options;
   float eps;
   SparseRows embedding;
   FastLmHead lm_head;
@@ -131,29 +169,32 @@ struct FastModel::Impl {
   std::uint64_t weight_count = 0;
 
   // Working memory of one step.
-  BlockVector hidden, normed, update, gate, up, product;
-  SparseVector normed_nonzeros, product_nonzeros;
+  Residual hidden;
+  std::vector<float> normed;  // +0 outside normed_nonzeros, unless normed_is_dense
+  bool normed_is_dense = false;
+  BlockVector update, gate, up, product;
+  SparseVector normed_nonzeros, update_nonzeros, product_nonzeros;
   std::optional<GatedDeltaNetScratch> gated_delta_net_scratch;
   std::vector<float> cos, sin;
-  std::optional<HelperThread> helper;
   FastCounters counters;
+  bool timing = false;
 };
 
-FastModel::Impl::Impl(const Checkpoint& checkpoint, FastModelOptions options)
+FastModel::Impl::Impl(const Checkpoint& checkpoint)
     : config(checkpoint.config()),
       shape_fingerprint(config.shape_fingerprint()),
-      options(options),
       eps(static_cast<float>(config.rms_norm_eps)),
       embedding(SparseRows::from_tensor(checkpoint.tensor("embed_tokens.weight"))),
       lm_head(checkpoint.tensor(config.tie_word_embeddings ? "embed_tokens.weight" : "lm_head.weight")),
       final_norm(checkpoint.tensor("norm.weight").to_floats()),
       hidden(config.hidden_size),
-      normed(config.hidden_size),
+      normed(config.hidden_size, 0.0f),
       update(config.hidden_size),
       gate(config.intermediate_size),
       up(config.intermediate_size),
       product(config.intermediate_size),
       normed_nonzeros(config.hidden_size),
+      update_nonzeros(config.hidden_size),
       product_nonzeros(config.intermediate_size) {
   weight_count = lm_head.nonzero_count();
   if (!config.tie_word_embeddings) weight_count += checkpoint.tensor("embed_tokens.weight").element_count();
@@ -181,7 +222,6 @@ FastModel::Impl::Impl(const Checkpoint& checkpoint, FastModelOptions options)
   rope_inverse_frequencies = engine::rope_inverse_frequencies(config.rotary_dim(), config.rope_theta);
   cos.resize(rope_inverse_frequencies.size());
   sin.resize(rope_inverse_frequencies.size());
-  if (options.helper_thread) helper.emplace();
 }
 
 void FastModel::Impl::check_input(const FastState& state, TokenId token) const {
@@ -192,27 +232,40 @@ void FastModel::Impl::check_input(const FastState& state, TokenId token) const {
 }
 
 // The sum of squares runs over the non-zero entries in index order (a ±0 entry adds +0 to a sum that
-// is never −0). With a finite scale r and weight, a zero entry normalises to ±0, so only hidden's
-// marked blocks are written; the sign of such a zero never matters downstream, since every consumer
-// multiplies it by a weight and skips or adds the ±0 product. A non-finite r (or weight) makes
-// every entry count: the reference norm runs.
+// is never −0). With a finite scale r and weight, a zero entry normalises to ±0, which no consumer
+// tells from +0 (see Residual), so only the listed entries are normalised. A non-finite r (or
+// weight) makes every entry count: the reference norm runs.
 void FastModel::Impl::normalise(const NormWeights& norm) {
-  const FastKernels& kernels = fast_kernels();
-  const auto& blocks = hidden.blocks();
-  const float sum = kernels.sum_of_squares(hidden.data(), blocks.data(), blocks.size());
+  const auto values = hidden.values();
+  float sum = 0.0f;
+  for (std::uint32_t i : hidden.nonzeros()) sum += values[i] * values[i];
   const float scale = inverse_rms_from_sum(sum, config.hidden_size, eps);
-  normed.clear();
-  if (std::isfinite(scale) && norm.finite) {
-    normed.mark(blocks);
-    normed_nonzeros.clear();
-    normed_nonzeros.set_size(kernels.scale(hidden.data(), norm.one_plus_weight.data(), scale, blocks.data(),
-                                           blocks.size(), normed.data(), normed_nonzeros.sink()));
+  if (normed_is_dense) {
+    std::fill(normed.begin(), normed.end(), 0.0f);
+  } else {
+    for (std::uint32_t i : normed_nonzeros.indices()) normed[i] = 0.0f;
+  }
+  normed_nonzeros.clear();
+  normed_is_dense = !(std::isfinite(scale) && norm.finite);
+  if (!normed_is_dense) {
+    for (std::uint32_t i : hidden.nonzeros()) {
+      const float y = (values[i] * scale) * norm.one_plus_weight[i];
+      if (y == 0.0f) continue;
+      normed[i] = y;
+      normed_nonzeros.push(i, y);
+    }
     return;
   }
-  normed.mark_all();
-  rms_norm_zero_centred(hidden.values(), norm.weight, eps, normed.values());
-  normed.gather(normed_nonzeros);
+  rms_norm_zero_centred(values, norm.weight, eps, normed);
+  for (std::size_t i = 0; i < normed.size(); ++i) {
+    if (normed[i] != 0.0f) normed_nonzeros.push(static_cast<std::uint32_t>(i), normed[i]);
+  }
   ++counters.reference_norms;
+}
+
+void FastModel::Impl::add_update() {
+  update.gather(update_nonzeros);
+  hidden.add(update_nonzeros);
 }
 
 // down(SiLU(gate)·up): where gate is +0 (outside its marked blocks), SiLU(+0)·up = ±0 for finite up,
@@ -234,8 +287,8 @@ void FastModel::Impl::mlp_step(const FastMlp& mlp) {
 
 void FastModel::Impl::run_layers(FastState& state, TokenId token) {
   check_input(state, token);
-  LapTimer timer(options.timing);
-  embedding.copy_row(token, hidden);
+  LapTimer timer(timing);
+  hidden.assign(embedding.columns(token), embedding.values(token));
   if (!cos.empty()) rope_cos_sin(rope_inverse_frequencies, state.position(), cos, sin);
   timer.lap(counters.embedding_seconds);
   for (std::size_t layer = 0; layer < layers.size(); ++layer) {
@@ -250,15 +303,15 @@ void FastModel::Impl::run_layers(FastState& state, TokenId token) {
       const auto& attention = std::get<AttentionWeights>(weights.mixer);
       update.clear();
       update.mark_all();
-      attention_step(config, attention, state.state_.attention(layer), cos, sin, normed.values(), update.values());
+      attention_step(config, attention, state.state_.attention(layer), cos, sin, normed, update.values());
       counters.attention_weights += attention_weight_count(attention);
       timer.lap(counters.attention_seconds);
     }
-    hidden.add(update);
+    add_update();
     normalise(weights.post_attention_norm);
     timer.lap(counters.norm_seconds);
     mlp_step(weights.mlp);
-    hidden.add(update);
+    add_update();
     timer.lap(counters.mlp_seconds);
   }
   state.state_.advance();
@@ -280,12 +333,9 @@ const State& FastState::state() const {
   return state_;
 }
 
-FastModel FastModel::load(const std::filesystem::path& directory, FastModelOptions options) {
-  return FastModel(Checkpoint::open(directory), options);
-}
+FastModel FastModel::load(const std::filesystem::path& directory) { return FastModel(Checkpoint::open(directory)); }
 
-FastModel::FastModel(const Checkpoint& checkpoint, FastModelOptions options)
-    : impl_(std::make_unique<Impl>(checkpoint, options)) {}
+FastModel::FastModel(const Checkpoint& checkpoint) : impl_(std::make_unique<Impl>(checkpoint)) {}
 
 FastModel::FastModel(FastModel&&) noexcept = default;
 FastModel& FastModel::operator=(FastModel&&) noexcept = default;
@@ -312,7 +362,7 @@ FastState FastModel::adopt(State state) const {
 
 std::vector<float> FastModel::decode(FastState& state, TokenId token) {
   impl_->run_layers(state, token);
-  LapTimer timer(impl_->options.timing);
+  LapTimer timer(impl_->timing);
   auto logits = impl_->lm_head.logits(impl_->normed_input(), impl_->counters.lm_head_weights);
   timer.lap(impl_->counters.lm_head_seconds);
   return logits;
@@ -320,9 +370,8 @@ std::vector<float> FastModel::decode(FastState& state, TokenId token) {
 
 TokenId FastModel::decode_argmax(FastState& state, TokenId token) {
   impl_->run_layers(state, token);
-  LapTimer timer(impl_->options.timing);
-  const TokenId next = impl_->lm_head.argmax(impl_->normed_input(), impl_->helper ? &*impl_->helper : nullptr,
-                                             impl_->counters.lm_head_weights);
+  LapTimer timer(impl_->timing);
+  const TokenId next = impl_->lm_head.argmax(impl_->normed_input(), impl_->counters.lm_head_weights);
   timer.lap(impl_->counters.lm_head_seconds);
   return next;
 }
@@ -330,5 +379,7 @@ TokenId FastModel::decode_argmax(FastState& state, TokenId token) {
 const FastCounters& FastModel::counters() const { return impl_->counters; }
 
 void FastModel::reset_counters() { impl_->counters = {}; }
+
+void FastModel::set_timing(bool timing) { impl_->timing = timing; }
 
 }  // namespace rvformer::engine

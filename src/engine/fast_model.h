@@ -11,7 +11,7 @@
 //   TokenId next = model.decode_argmax(state, token);
 //   const State& reference_state = state.state();  // what Model::decode would have left
 //
-// A FastModel holds scratch memory and (by default) a helper thread: use it from one thread at a time.
+// A FastModel holds scratch memory and caches: use it from one thread at a time.
 #pragma once
 
 #include <cstdint>
@@ -26,11 +26,6 @@
 
 namespace rvformer::engine {
 
-struct FastModelOptions {
-  bool helper_thread = true;  // score half of the vocabulary on a second thread
-  bool timing = false;        // accumulate time per layer type into FastCounters
-};
-
 struct FastCounters {
   std::uint64_t tokens = 0;
   GatedDeltaNetCounters gated_delta_net;  // summed over layers
@@ -39,7 +34,7 @@ struct FastCounters {
   std::uint64_t mlp_weights = 0;
   std::uint64_t lm_head_weights = 0;
   std::uint64_t reference_norms = 0;  // RMSNorms computed the reference way (non-finite scale)
-  // With FastModelOptions::timing, seconds spent in each part of the step.
+  // With set_timing(true), seconds spent in each part of the step.
   double embedding_seconds = 0;
   double norm_seconds = 0;
   double gated_delta_net_seconds = 0;
@@ -73,8 +68,8 @@ class FastState {
 
 class FastModel {
  public:
-  static FastModel load(const std::filesystem::path& directory, FastModelOptions options = {});
-  explicit FastModel(const Checkpoint& checkpoint, FastModelOptions options = {});
+  static FastModel load(const std::filesystem::path& directory);
+  explicit FastModel(const Checkpoint& checkpoint);
   FastModel(FastModel&&) noexcept;
   FastModel& operator=(FastModel&&) noexcept;
   ~FastModel();
@@ -94,6 +89,8 @@ class FastModel {
 
   const FastCounters& counters() const;
   void reset_counters();
+  // Timing the parts of a step costs a clock read per part (off by default).
+  void set_timing(bool timing);
 
  private:
   struct Impl;
