@@ -2,6 +2,7 @@
 #include "engine/block_vector.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <iterator>
 
@@ -16,6 +17,15 @@ float SparseVector::largest_magnitude() const {
     }
   }
   return largest_;
+}
+
+void SparseVector::append_words(std::vector<std::uint32_t>& words) const {
+  for (std::size_t k = 0; k < size_; ++k) words.insert(words.end(), {index_[k], std::bit_cast<std::uint32_t>(value_[k])});
+}
+
+void SparseVector::assign_words(std::span<const std::uint32_t> words) {
+  clear();
+  for (std::size_t k = 0; k + 1 < words.size(); k += 2) push(words[k], std::bit_cast<float>(words[k + 1]));
 }
 
 BlockVector::BlockVector(std::size_t size) : size_(size), values_(block_count(size) * block_lanes, 0.0f) {

@@ -107,6 +107,10 @@ class SparseVector {
     largest_ = unknown;
   }
 
+  // The entries as words (index, value bits), appended to `words`; and back.
+  void append_words(std::vector<std::uint32_t>& words) const;
+  void assign_words(std::span<const std::uint32_t> words);
+
   // The largest |value| (+∞ when a value is not finite), computed once per content.
   float largest_magnitude() const;
   bool all_finite() const { return largest_magnitude() < INFINITY; }

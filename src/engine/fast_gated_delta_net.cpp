@@ -110,15 +110,17 @@ FastGatedDeltaNet::FastGatedDeltaNet(const Config& config, const Checkpoint& che
     }
   }
   replayable_ = conv_finite_ && !qkv_->has_nonfinite_weights();
-  // Memos for query and key parts whose conv reads only the current token (and few columns).
+  // Memos for query and key parts whose conv reads only the current token (and few columns); a
+  // head's result is its (few) non-zero outputs as (index, value bits) pairs.
   constexpr std::size_t memo_slots_log2 = 6;
-  constexpr std::size_t max_memo_key = 64;
+  constexpr std::size_t max_memo_key = 256;
+  constexpr std::size_t max_memo_outputs = 8;
   memo_.resize(by_head_ ? 2 * key_heads_ : 0);
   for (std::size_t part = 0; part < memo_.size(); ++part) {
     const auto columns = qkv_->part_columns(part);
     if (std::find(window_parts_.begin(), window_parts_.end(), part) == window_parts_.end() &&
-        columns.size() <= max_memo_key && key_head_dim_ <= 65536) {
-      memo_[part].emplace(columns.size(), memo_slots_log2);
+        columns.size() <= max_memo_key) {
+      memo_[part].emplace(columns.size(), 2 * max_memo_outputs, memo_slots_log2);
     }
   }
   dt_bias_ = tensor("dt_bias").to_floats();
@@ -276,10 +278,12 @@ void FastGatedDeltaNet::project_keys(const GatedDeltaNetTracking& tracking, cons
       s.part_convolved[part] = 1;
       continue;
     }
-    const std::uint64_t hash = PartMemo::hash(s.memo_key);
+    const std::uint64_t hash = Memo::hash(s.memo_key);
     const std::size_t offset = qkv_->part_begin(part);
-    if (const PartMemo::Outputs* outputs = memo_[part]->find(s.memo_key, hash)) {
-      for (std::uint32_t k = 0; k < outputs->count; ++k) s.mixed_nonzeros.push(static_cast<std::uint32_t>(offset + outputs->index[k]), outputs->value[k]);
+    if (const auto outputs = memo_[part]->find(s.memo_key, hash)) {
+      for (std::size_t k = 0; k < outputs->size(); k += 2) {
+        s.mixed_nonzeros.push(static_cast<std::uint32_t>(offset + (*outputs)[k]), std::bit_cast<float>((*outputs)[k + 1]));
+      }
       ++counters.remembered_heads;
       continue;
     }
@@ -287,13 +291,12 @@ void FastGatedDeltaNet::project_keys(const GatedDeltaNetTracking& tracking, cons
     convolve_part(part, project_part(part, x, s, counters), tracking, s, s.mixed_nonzeros);
     s.part_convolved[part] = 1;
     ++counters.computed_heads;
-    if (s.mixed_nonzeros.size() - first > PartMemo::max_outputs) continue;
-    PartMemo::Outputs outputs;
+    s.memo_result.clear();
     for (std::size_t k = first; k < s.mixed_nonzeros.size(); ++k) {
-      outputs.index[outputs.count] = static_cast<std::uint16_t>(s.mixed_nonzeros.index(k) - offset);
-      outputs.value[outputs.count++] = s.mixed_nonzeros.value(k);
+      s.memo_result.insert(s.memo_result.end(), {static_cast<std::uint32_t>(s.mixed_nonzeros.index(k) - offset),
+                                                 std::bit_cast<std::uint32_t>(s.mixed_nonzeros.value(k))});
     }
-    memo_[part]->remember(s.memo_key, hash, outputs);
+    memo_[part]->remember(s.memo_key, hash, s.memo_result);
   }
   s.mixed_finite = true;  // conv_bound proved it
 }

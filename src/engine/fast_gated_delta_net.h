@@ -28,7 +28,7 @@
 #include "engine/checkpoint.h"
 #include "engine/column_matrix.h"
 #include "engine/config.h"
-#include "engine/part_memo.h"
+#include "engine/memo.h"
 #include "engine/state.h"
 
 namespace rvformer::engine {
@@ -85,6 +85,7 @@ struct GatedDeltaNetScratch {
   std::vector<std::uint8_t> part_projected;  // per qkv part: some input reached it
   std::vector<std::uint8_t> part_convolved;  // per qkv part: its conv outputs are in `mixed`
   std::vector<std::uint32_t> memo_key;
+  std::vector<std::uint32_t> memo_result;
   BlockVector mixed;  // conv + SiLU output
   SparseVector mixed_nonzeros;  // of the query and key channels
   SparseVector value_nonzeros;  // of value channels (unused, but the conv reports them)
@@ -171,7 +172,7 @@ class FastGatedDeltaNet {
   std::vector<std::size_t> window_parts_;  // qkv parts holding channels some earlier tap reads
   // Per query and key part whose conv reads only the current token (empty otherwise): its recent
   // outputs. A cache of a pure function of the weights, so it belongs to no State.
-  mutable std::vector<std::optional<PartMemo>> memo_;
+  mutable std::vector<std::optional<Memo>> memo_;
   BlockFloats conv_taps_;           // [kernel][conv_dim in whole blocks], tap-major
   std::vector<std::uint32_t> block_taps_;  // per channel block: bit j set when tap j has a weight there
   std::uint32_t current_tap_;             // the bit of the last tap (the current input)

@@ -3,6 +3,7 @@
 #include "engine/fast_model.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <iterator>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include "engine/column_matrix.h"
 #include "engine/fast_kernels.h"
 #include "engine/fast_lm_head.h"
+#include "engine/memo.h"
 #include "engine/fast_ops.h"
 #include "engine/ops.h"
 #include "support/error.h"
@@ -77,8 +79,27 @@ class Residual {
   std::vector<std::uint32_t> merged_;
 };
 
+// An MLP, and a memo of its output: down(SiLU(gate(x))·up(x)) depends only on x at the columns
+// gate or up have a weight in (elsewhere every product is ±0), so it is remembered by those inputs'
+// (index, value bits) pairs, as the (index, value bits) pairs of its non-zero outputs.
 struct FastMlp {
+  static constexpr std::size_t max_memo_entries = 64;
+  static constexpr std::size_t memo_slots_log2 = 6;
+
+  FastMlp(ColumnMatrix gate_proj, ColumnMatrix up_proj, ColumnMatrix down_proj)
+      : gate(std::move(gate_proj)),
+        up(std::move(up_proj)),
+        down(std::move(down_proj)),
+        reads(gate.cols(), 0),
+        memo(2 * max_memo_entries, 2 * max_memo_entries, memo_slots_log2) {
+    for (const ColumnMatrix* matrix : {&gate, &up}) {
+      for (std::uint32_t col : matrix->part_columns(0)) reads[col] = 1;
+    }
+  }
+
   ColumnMatrix gate, up, down;
+  std::vector<std::uint8_t> reads;  // per input column: gate or up has a weight in it
+  Memo memo;
 };
 
 struct FastLayer {
@@ -153,9 +174,8 @@ struct FastModel::Impl {
   void run_layers(FastState& state, TokenId token);
   // normed = RMSNorm(hidden) over hidden's non-zero entries; normed_nonzeros lists its non-zeros.
   void normalise(const NormWeights& norm);
-  void mlp_step(const FastMlp& mlp);
-  // hidden += update (a mixer's or an MLP's output).
-  void add_update();
+  // update_nonzeros = the MLP's output (remembered, or computed).
+  void mlp_step(FastMlp& mlp);
   SparseInput normed_input() const { return {normed, normed_nonzeros}; }
 
   Config config;
@@ -174,6 +194,7 @@ struct FastModel::Impl {
   bool normed_is_dense = false;
   BlockVector update, gate, up, product;
   SparseVector normed_nonzeros, update_nonzeros, product_nonzeros;
+  std::vector<std::uint32_t> memo_key, memo_result;
   std::optional<GatedDeltaNetScratch> gated_delta_net_scratch;
   std::vector<float> cos, sin;
   FastCounters counters;
@@ -263,14 +284,21 @@ void FastModel::Impl::normalise(const NormWeights& norm) {
   ++counters.reference_norms;
 }
 
-void FastModel::Impl::add_update() {
-  update.gather(update_nonzeros);
-  hidden.add(update_nonzeros);
-}
-
 // down(SiLU(gate)·up): where gate is +0 (outside its marked blocks), SiLU(+0)·up = ±0 for finite up,
 // which down_proj skips; a non-finite up makes every neuron count.
-void FastModel::Impl::mlp_step(const FastMlp& mlp) {
+void FastModel::Impl::mlp_step(FastMlp& mlp) {
+  memo_key.clear();
+  for (std::size_t k = 0; k < normed_nonzeros.size(); ++k) {
+    if (mlp.reads[normed_nonzeros.index(k)]) {
+      memo_key.insert(memo_key.end(), {normed_nonzeros.index(k), std::bit_cast<std::uint32_t>(normed_nonzeros.value(k))});
+    }
+  }
+  const std::uint64_t hash = Memo::hash(memo_key);
+  if (const auto output = mlp.memo.find(memo_key, hash)) {
+    update_nonzeros.assign_words(*output);
+    ++counters.remembered_mlps;
+    return;
+  }
   counters.mlp_weights += mlp.gate.multiply(normed_input(), gate) + mlp.up.multiply(normed_input(), up);
   product.clear();
   if (mlp.up.output_certainly_finite(normed_input()) || up.all_finite()) {
@@ -283,6 +311,10 @@ void FastModel::Impl::mlp_step(const FastMlp& mlp) {
   product_nonzeros.set_size(fast_kernels().silu_product(gate.data(), up.data(), blocks.data(), blocks.size(),
                                                         product.data(), product_nonzeros.sink(), silu_shortcuts()));
   counters.mlp_weights += mlp.down.multiply({product.values(), product_nonzeros}, update);
+  update.gather(update_nonzeros);
+  memo_result.clear();
+  update_nonzeros.append_words(memo_result);
+  mlp.memo.remember(memo_key, hash, memo_result);
 }
 
 void FastModel::Impl::run_layers(FastState& state, TokenId token) {
@@ -292,7 +324,7 @@ void FastModel::Impl::run_layers(FastState& state, TokenId token) {
   if (!cos.empty()) rope_cos_sin(rope_inverse_frequencies, state.position(), cos, sin);
   timer.lap(counters.embedding_seconds);
   for (std::size_t layer = 0; layer < layers.size(); ++layer) {
-    const FastLayer& weights = layers[layer];
+    FastLayer& weights = layers[layer];
     normalise(weights.input_norm);
     timer.lap(counters.norm_seconds);
     if (const auto* gated_delta_net = std::get_if<FastGatedDeltaNet>(&weights.mixer)) {
@@ -307,11 +339,12 @@ void FastModel::Impl::run_layers(FastState& state, TokenId token) {
       counters.attention_weights += attention_weight_count(attention);
       timer.lap(counters.attention_seconds);
     }
-    add_update();
+    update.gather(update_nonzeros);
+    hidden.add(update_nonzeros);
     normalise(weights.post_attention_norm);
     timer.lap(counters.norm_seconds);
     mlp_step(weights.mlp);
-    add_update();
+    hidden.add(update_nonzeros);
     timer.lap(counters.mlp_seconds);
   }
   state.state_.advance();

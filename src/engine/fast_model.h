@@ -33,6 +33,7 @@ struct FastCounters {
   std::uint64_t attention_weights = 0;
   std::uint64_t mlp_weights = 0;
   std::uint64_t lm_head_weights = 0;
+  std::uint64_t remembered_mlps = 0;  // MLP outputs recalled from their memo (not computed)
   std::uint64_t reference_norms = 0;  // RMSNorms computed the reference way (non-finite scale)
   // With set_timing(true), seconds spent in each part of the step.
   double embedding_seconds = 0;

@@ -137,6 +137,28 @@ TEST(FastModelTest, AnAdoptedStateContinuesLikeTheReference) {
   }
 }
 
+// The memos belong to the model, not to a state: two interleaved runs on one FastModel, each fed a
+// short repeating cycle of tokens (so that inputs recur), match two reference runs.
+TEST(FastModelTest, MemosServeInterleavedStatesExactly) {
+  const fs::path directory = model_directory("memo");
+  write_random_sparse_model(directory, sparse_test_config(true), 13);
+  const Model model = Model::load(directory);
+  FastModel fast = FastModel::load(directory);
+  State references[2] = {model.new_state(), model.new_state()};
+  FastState states[2] = {fast.new_state(), fast.new_state()};
+  const std::vector<TokenId> cycle{4, 8, 15, 16, 23, 42};
+  for (std::size_t step = 0; step < 60; ++step) {
+    for (std::size_t run = 0; run < 2; ++run) {
+      const TokenId token = cycle[(step + 3 * run) % cycle.size()];
+      EXPECT_EQ(first_difference(fast.decode(states[run], token), model.decode(references[run], token)), std::nullopt)
+          << "step " << step << " run " << run;
+      EXPECT_EQ(first_difference(states[run].state(), references[run]), std::nullopt) << "step " << step;
+    }
+  }
+  EXPECT_GT(fast.counters().remembered_mlps, 0u);
+  EXPECT_GT(fast.counters().gated_delta_net.remembered_heads, 0u) << fast.counters().gated_delta_net.computed_heads;
+}
+
 TEST(FastModelTest, BadInputIsRejectedBeforeTheStateChanges) {
   const fs::path directory = model_directory("bad_input");
   write_random_sparse_model(directory, sparse_test_config(true), 10);

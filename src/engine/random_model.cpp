@@ -73,6 +73,7 @@ class Sparsifier {
 
   void apply(OwnedTensor& tensor) {
     const std::string_view part = layer_part(tensor.name);
+    layer_ = tensor.name.starts_with("layers.") ? std::stoul(tensor.name.substr(7)) : 0;
     if (tensor.name == "embed_tokens.weight" || tensor.name == "lm_head.weight") {
       embedding_rows(tensor);
     } else if (part.ends_with("layernorm.weight") || tensor.name == "norm.weight" || part.ends_with("_norm.weight")) {
@@ -109,12 +110,14 @@ class Sparsifier {
     }
   }
 
+  // Per group of key_head_dim channels (a query or key head, a value head's first half, ...).
   void conv(OwnedTensor& tensor) {
     const std::size_t kernel = config_.linear_conv_kernel_dim;
     for (std::size_t channel = 0; channel < tensor.shape[0]; ++channel) {
       float* taps = tensor.values.data() + channel * kernel;
-      if (channel % 3 == 2) continue;
-      const std::size_t passed = channel % 3 == 0 || kernel < 2 ? kernel - 1 : kernel - 2;
+      const std::size_t group = channel / config_.linear_key_head_dim;
+      if (group % 3 == 2) continue;
+      const std::size_t passed = group % 3 == 0 || kernel < 2 ? kernel - 1 : kernel - 2;
       for (std::size_t tap = 0; tap < kernel; ++tap) taps[tap] = tap == passed ? 1.0f : 0.0f;
     }
   }
@@ -127,10 +130,12 @@ class Sparsifier {
     const bool qkv = part == "linear_attn.in_proj_qkv.weight";
     for (std::size_t row = 0; row < rows; ++row) {
       float* values = tensor.values.data() + row * cols;
-      // Key head 0 neither reads nor writes; the other query and key rows are denser than the rest.
+      // Key head 0 neither reads nor writes, layer 0 reads nothing; the other query and key rows are
+      // denser than the rest.
       const bool query_or_key = qkv && row < 2 * key_dim;
       const bool head_zero = query_or_key && row % key_dim < config_.linear_key_head_dim;
-      const bool zero_row = head_zero || (part == "linear_attn.in_proj_a.weight" && row % 4 == 3) ||
+      const bool first_layer_query = qkv && layer_ == 0 && row < key_dim;
+      const bool zero_row = head_zero || first_layer_query || (part == "linear_attn.in_proj_a.weight" && row % 4 == 3) ||
                             (part == "linear_attn.in_proj_b.weight" && row % 3 == 0);
       if (part == "linear_attn.in_proj_a.weight" && row % 4 == 2) {
         for (std::size_t col = 0; col < cols; ++col) values[col] *= 300.0f;  // a swings across −104
@@ -150,6 +155,7 @@ class Sparsifier {
   const Config& config_;
   const SparseModelOptions& options_;
   Random& random_;
+  std::size_t layer_ = 0;
 };
 
 }  // namespace
