@@ -82,7 +82,9 @@ void MachineBuilder::add_program_counter() {
   resync_ = control.all("resync", {circuit::lit(running_), circuit::lit(n_[kResyncAt])},
                         Form(1.0) - reporting);
   active_ = control.all("active", {circuit::lit(running_), circuit::nlit(n_[kResyncAt])});
-  executing_ = control.all("executing", {circuit::lit(running_), circuit::nlit(n_[kResyncAt])},
+  // The START pass already reads the machine as running (a bank read sees the same pass's write),
+  // but it carries no step: whatever the PC latch points at must not take effect.
+  executing_ = control.all("executing", {circuit::lit(running_), circuit::nlit(n_[kResyncAt]), circuit::nlit(in_.is_start)},
                            Form(1.0) - reporting);
 }
 

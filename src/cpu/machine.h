@@ -34,7 +34,7 @@ struct MachineLayout {
   std::vector<int> code_banks;
   std::vector<int> rodata_banks;
   std::vector<int> ram_banks;
-  int register_bank = -1;  // one of the two identical register copies (rows 0..30 = x1..x31)
+  int register_bank = -1;  // one of the two identical register copies (row r = x_r; row 0 stays 0)
 };
 
 struct Machine {

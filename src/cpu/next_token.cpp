@@ -1,6 +1,6 @@
 // cpu/next_token.cpp — traps, and the choice of the next trace token with its payload.
 //
-// Exactly one family is emitted per pass, in this order of precedence: while loading, VAL(0); in
+// Exactly one family is emitted per pass, in this order of precedence: while loading, VAL; in
 // the four passes after a FAULT, HI words reporting the trap's PC and address; on a resync pass,
 // JUMP(pc); on a trap, FAULT(cause); otherwise what the instruction needs (docs/trace-protocol.md).
 #include "cpu/machine_builder.h"
@@ -87,8 +87,10 @@ void MachineBuilder::add_next_token() {
   next_.emit_fault = emit("fault");
   next_.emit_out = g.copy("emit_out", F(console_store_));
   next_.emit_exit = g.copy("emit_exit", F(exit_store_));
-  // VAL: while loading; a result that fits (or the second half of one); any other plain step.
+  // VAL: while loading or on the START pass (which executes nothing); a result that fits (or the
+  // second half of one); any other plain step.
   g.add_relu(next_.emit_val, Form(1.0) - F(running_));
+  g.add_relu(next_.emit_val, F(in_.is_start) - F(resync_));
   g.add_all(next_.emit_val, {lit(result_needed), lit(in_.is_hi)}, proceed);
   g.add_all(next_.emit_val, {lit(result_needed), nlit(in_.is_hi), lit(fits_halfword)}, proceed);
   g.add_relu(next_.emit_val, proceed - F(result_needed) - F(ram_byte_store_) - F(console_store_) -

@@ -1,51 +1,34 @@
-// toolchain/program_commands_test.cpp — the `rvformer run` and `rvformer cc` commands end to end:
-// output, exit status, --stats, --max-instructions, and one-line errors for bad programs.
+// cli/program_commands_test.cpp — the `rvformer run` (on the emulator) and `rvformer cc`
+// commands end to end: output, exit status, --stats, --max-instructions, and one-line errors for bad
+// programs. Runs in the weights: src/cli/cli_weights_test.cpp.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
-
-#include "toolchain/process.h"
+#include "cli/cli_testing.h"
 #include "toolchain/source_tree.h"
 
-namespace rvformer::toolchain {
+namespace rvformer::cli {
 namespace {
 
 using ::testing::EndsWith;
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
 using ::testing::StartsWith;
+using toolchain::default_program;
+using toolchain::ProcessResult;
 
-ProcessResult rvformer(std::vector<std::string> arguments) {
-  arguments.insert(arguments.begin(), RVFORMER_BINARY);
-  return run_process(arguments, {.capture_output = true, .timeout = std::chrono::seconds(60)});
-}
+ProcessResult rvformer(std::vector<std::string> arguments) { return run_rvformer(std::move(arguments), std::chrono::seconds(60)); }
 
-std::string last_line(const std::string& text) {
-  std::string trimmed = text.substr(0, text.find_last_not_of('\n') + 1);
-  return trimmed.substr(trimmed.find_last_of('\n') + 1);
-}
+using ProgramCommands = CommandTest;
 
-class ProgramCommands : public ::testing::Test {
- protected:
-  std::string write_source(const std::string& name, const std::string& text) {
-    std::filesystem::path path = directory_.path() / name;
-    std::ofstream(path) << text;
-    return path.string();
-  }
-  std::string path(const std::string& name) { return (directory_.path() / name).string(); }
-
-  TemporaryDirectory directory_;
-};
-
-TEST_F(ProgramCommands, RunsHelloByDefault) {
-  ProcessResult result = rvformer({"run"});
+TEST_F(ProgramCommands, RunsHelloByDefaultOnTheEmulator) {
+  ProcessResult result = rvformer({"run", "--on", "emulator"});
   EXPECT_EQ(result.exit_status, 0) << result.standard_error;
   EXPECT_THAT(result.standard_output, StartsWith("Hello from RISC-V!"));
 }
 
 TEST_F(ProgramCommands, StatsAreTheLastLineOfStandardError) {
-  ProcessResult result = rvformer({"run", "--stats", default_program().string()});
+  ProcessResult result = rvformer({"run", "--on", "emulator", "--stats", default_program().string()});
   EXPECT_EQ(result.exit_status, 0);
   EXPECT_THAT(last_line(result.standard_error),
               MatchesRegex(R"(\{"on": "emulator", "instructions": [0-9]+, "seconds": [0-9.]+, )"
@@ -54,7 +37,7 @@ TEST_F(ProgramCommands, StatsAreTheLastLineOfStandardError) {
 
 TEST_F(ProgramCommands, ExitCodeBecomesTheExitStatus) {
   std::string source = write_source("seven.c", "int main(void) { return 7; }\n");
-  EXPECT_EQ(rvformer({"run", source}).exit_status, 7);
+  EXPECT_EQ(rvformer({"run", "--on", "emulator", source}).exit_status, 7);
 }
 
 TEST_F(ProgramCommands, CompilesThenRunsTheElf) {
@@ -78,7 +61,7 @@ TEST_F(ProgramCommands, TrapEndsTheRunAfterTheOutputSoFar) {
   std::string source = write_source("null.c",
       "#include <stdio.h>\n"
       "int main(void) { printf(\"before the trap\"); *(volatile int*)0 = 1; return 0; }\n");
-  ProcessResult result = rvformer({"run", "--stats", source});
+  ProcessResult result = rvformer({"run", "--on", "emulator", "--stats", source});
   EXPECT_EQ(result.exit_status, 2);
   EXPECT_EQ(result.standard_output, "before the trap");
   EXPECT_THAT(result.standard_error,
@@ -90,7 +73,7 @@ TEST_F(ProgramCommands, TrapEndsTheRunAfterTheOutputSoFar) {
 
 TEST_F(ProgramCommands, IllegalInstruction) {
   std::string source = write_source("ecall.c", "int main(void) { __asm__ volatile(\"ecall\"); }\n");
-  ProcessResult result = rvformer({"run", source});
+  ProcessResult result = rvformer({"run", "--on", "emulator", source});
   EXPECT_EQ(result.exit_status, 2);
   EXPECT_THAT(result.standard_error, MatchesRegex("rvformer: error: the program trapped: illegal "
                                                   "instruction at pc 0x001[0-9a-f]{5} "
@@ -99,7 +82,7 @@ TEST_F(ProgramCommands, IllegalInstruction) {
 
 TEST_F(ProgramCommands, MaxInstructionsBoundsAnEndlessLoop) {
   std::string source = write_source("loop.c", "int main(void) { for (;;) {} }\n");
-  ProcessResult result = rvformer({"run", "--max-instructions", "1000", "--stats", source});
+  ProcessResult result = rvformer({"run", "--on", "emulator", "--max-instructions", "1000", "--stats", source});
   EXPECT_EQ(result.exit_status, 2);
   EXPECT_THAT(result.standard_error,
               StartsWith("rvformer: error: the program did not finish within 1000 instructions"));
@@ -137,7 +120,7 @@ TEST_F(ProgramCommands, CompileErrorsAndMissingFiles) {
 }
 
 TEST_F(ProgramCommands, MissingCrossCompiler) {
-  ProcessResult result = run_process(
+  ProcessResult result = toolchain::run_process(
       {"env", "PATH=/nonexistent", RVFORMER_BINARY, "run", default_program().string()},
       {.capture_output = true, .timeout = std::chrono::seconds(60)});
   EXPECT_EQ(result.exit_status, 2);
@@ -146,4 +129,4 @@ TEST_F(ProgramCommands, MissingCrossCompiler) {
 }
 
 }  // namespace
-}  // namespace rvformer::toolchain
+}  // namespace rvformer::cli
