@@ -9,5 +9,7 @@ function(rvformer_test name)
   if(NOT labels)
     set(labels unit)
   endif()
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${labels}")
+  # Tests that need the compiled machine share one cache in the build tree.
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${labels}"
+                       ENVIRONMENT "RVFORMER_CACHE=${PROJECT_BINARY_DIR}/machine-cache")
 endfunction()

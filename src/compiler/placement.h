@@ -1,11 +1,13 @@
 // compiler/placement.h — circuit → layers and residual dimensions.
 //
 // Time within a pass is counted in slots: the mixer of layer L is slot 2L, its MLP slot 2L+1. A
-// signal made in slot s can be read from slot s+1 on. Placement puts every MLP unit in the earliest
-// MLP slot after its inputs, every bank in the earliest mixer slot after its inputs with a free key
-// head (16 per layer), and packs delays into key heads of their own. Residual dimensions are then
-// allocated like registers: a dimension whose signal is dead is cleared by one neuron in an MLP
-// (relu(x) subtracted) and handed to a later signal.
+// signal made in slot s can be read from slot s+1 on. Placement puts every bank in the earliest
+// mixer slot after its inputs with a free key head (16 per layer) and packs delays into key heads
+// of their own; that fixes the depth. MLP units are then list-scheduled between their earliest and
+// latest possible MLP slots, least slack first, under the narrowest width cap that works, because
+// the widest MLP sets the width of every layer. Residual dimensions are then allocated like
+// registers: a dimension whose signal is dead is cleared by one neuron in an MLP (relu(x)
+// subtracted) and handed to a later signal.
 #pragma once
 
 #include <cstdint>

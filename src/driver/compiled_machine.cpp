@@ -1,9 +1,13 @@
 // driver/compiled_machine.cpp — see compiled_machine.h.
 #include "driver/compiled_machine.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -29,11 +33,54 @@ fs::path cache_root() {
   fail("no cache directory for the compiled machine: set RVFORMER_CACHE (or HOME)");
 }
 
+// An exclusive advisory lock on a file, held for the object's lifetime.
+class CacheLock {
+ public:
+  explicit CacheLock(const std::string& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0) fail("cannot lock {}: {}", path, std::strerror(errno));
+  }
+  ~CacheLock() { ::close(fd_); }
+  CacheLock(const CacheLock&) = delete;
+  CacheLock& operator=(const CacheLock&) = delete;
+
+ private:
+  int fd_;
+};
+
 std::string hex(std::uint64_t value) { return fmt::format("{:016x}", value); }
+
+// Bumped whenever placement or emission changes what a circuit compiles to, so that cached
+// checkpoints of the same circuit from an older compiler are not reused.
+constexpr std::uint64_t kCompilerRevision = 2;
+
+// The circuit's fingerprint combined with the compiler revision.
+std::uint64_t compiled_fingerprint(const circuit::Circuit& c) {
+  return c.fingerprint() ^ (kCompilerRevision * 0x9e3779b97f4a7c15ull);
+}
+
+nlohmann::json bank_heads_json(const std::vector<compiler::HeadSlot>& heads) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const compiler::HeadSlot& h : heads) list.push_back({h.layer, h.head});
+  return list;
+}
+
+std::vector<compiler::HeadSlot> bank_heads_from_json(const nlohmann::json& list, int layers) {
+  std::vector<compiler::HeadSlot> heads;
+  for (const nlohmann::json& entry : list) {
+    compiler::HeadSlot h{entry.at(0).get<int>(), entry.at(1).get<int>()};
+    if (h.layer < 0 || h.layer >= layers || h.head < 0 || h.head >= compiler::kKeyHeads)
+      throw std::out_of_range(fmt::format("bank head [{}, {}] outside the model", h.layer, h.head));
+    heads.push_back(h);
+  }
+  return heads;
+}
 
 }  // namespace
 
 CompiledMachineInfo compile_machine(const cpu::Machine& machine, const fs::path& directory, const Progress& progress) {
+  if (fs::exists(directory) && !fs::exists(directory / kInfoFile) &&
+      !(fs::is_directory(directory) && fs::is_empty(directory)))
+    fail("{} exists and is not a compiled rvformer machine; refusing to replace it", directory.string());
   const circuit::Circuit& c = machine.circuit;
   progress(fmt::format("placing {} neurons, {} memory banks and {} delays into layers", c.neurons().size(),
                        c.banks().size(), c.delays().size()));
@@ -43,7 +90,8 @@ CompiledMachineInfo compile_machine(const cpu::Machine& machine, const fs::path&
                        placement.num_layers, placement.hidden_size, placement.intermediate_size, c.vocab_size()));
   compiler::EmittedModel emitted = compiler::emit(c, graph, placement);
 
-  CompiledMachineInfo info{c.fingerprint(), placement.num_layers, placement.hidden_size, placement.intermediate_size, 0, 0};
+  CompiledMachineInfo info{compiled_fingerprint(c), placement.num_layers, placement.hidden_size, placement.intermediate_size,
+                           0, 0, placement.bank_head};
   for (const compiler::EmittedTensor& t : emitted.tensors) {
     info.parameters += t.values.size();
     for (float v : t.values) info.zero_parameters += v == 0;
@@ -58,7 +106,8 @@ CompiledMachineInfo compile_machine(const cpu::Machine& machine, const fs::path&
   engine::write_checkpoint(staging, emitted.config, tensors);
   nlohmann::json json{{"fingerprint", hex(info.fingerprint)},   {"layers", info.layers},
                       {"hidden_size", info.hidden_size},        {"intermediate_size", info.intermediate_size},
-                      {"parameters", info.parameters},          {"zero_parameters", info.zero_parameters}};
+                      {"parameters", info.parameters},          {"zero_parameters", info.zero_parameters},
+                      {"bank_heads", bank_heads_json(info.bank_heads)}};
   write_file_atomic(staging / kInfoFile, json.dump(2) + "\n");
   fs::remove_all(directory);
   fs::rename(staging, directory);
@@ -72,25 +121,30 @@ CompiledMachineInfo read_machine_info(const fs::path& directory) {
     nlohmann::json json = nlohmann::json::parse(read_file_text(path));
     return {std::stoull(json.at("fingerprint").get<std::string>(), nullptr, 16), json.at("layers").get<int>(),
             json.at("hidden_size").get<int>(), json.at("intermediate_size").get<int>(),
-            json.at("parameters").get<std::uint64_t>(), json.at("zero_parameters").get<std::uint64_t>()};
+            json.at("parameters").get<std::uint64_t>(), json.at("zero_parameters").get<std::uint64_t>(),
+            bank_heads_from_json(json.at("bank_heads"), json.at("layers").get<int>())};
   } catch (const std::exception& e) {
     fail("{}: malformed machine description ({})", path.string(), e.what());
   }
 }
 
 fs::path machine_checkpoint(const cpu::Machine& machine, const std::optional<fs::path>& model, const Progress& progress) {
-  std::uint64_t fingerprint = machine.circuit.fingerprint();
+  std::uint64_t fingerprint = compiled_fingerprint(machine.circuit);
   if (model) {
     CompiledMachineInfo info = read_machine_info(*model);
     if (info.fingerprint != fingerprint)
-      fail("{} was compiled from another machine description (fingerprint {}, this build's is {}); run "
+      fail("{} was compiled from another machine description or by another compiler (fingerprint {}, this "
+           "build's is {}); run "
            "`rvformer compile -o {}` again", model->string(), hex(info.fingerprint), hex(fingerprint), model->string());
     return *model;
   }
   fs::path directory = cache_root() / ("machine-" + hex(fingerprint));
   if (fs::exists(directory / kInfoFile)) return directory;
-  progress("compiling the machine into weights (once per build; cached in " + directory.string() + ")");
   fs::create_directories(directory.parent_path());
+  // Concurrent runs (parallel tests, two shells) compile once: the others wait for the lock.
+  CacheLock lock(directory.string() + ".lock");
+  if (fs::exists(directory / kInfoFile)) return directory;
+  progress("compiling the machine into weights (once per build; cached in " + directory.string() + ")");
   compile_machine(machine, directory, progress);
   return directory;
 }

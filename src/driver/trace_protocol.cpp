@@ -1,6 +1,8 @@
 // driver/trace_protocol.cpp — see trace_protocol.h.
 #include "driver/trace_protocol.h"
 
+#include <algorithm>
+
 #include "cpu/machine.h"
 #include "emulator/emulator.h"
 #include "support/error.h"
@@ -36,9 +38,10 @@ void add_rows(const std::vector<std::uint8_t>& bytes, std::size_t row_bytes, std
 std::vector<std::uint32_t> program_load_tokens(const program::ProgramImage& image) {
   if (image.map.name != program::kRvformerMap.name)
     fail("the in-weights machine runs programs linked for the rvformer memory map, not {}", image.map.name);
-  if (!image.ram.empty())
-    fail("the program initialises RAM directly ({} bytes); the in-weights machine loads code and read-only "
-         "data only (the rvformer runtime's crt0 copies .data from read-only data)", image.ram.size());
+  // RAM starts zeroed, so zero-filled segments (.bss) need no tokens.
+  if (std::any_of(image.ram.begin(), image.ram.end(), [](std::uint8_t b) { return b != 0; }))
+    fail("the program initialises RAM directly; the in-weights machine loads code and read-only data only "
+         "(the rvformer runtime's crt0 copies .data from read-only data)");
   std::vector<std::uint32_t> tokens;
   add_rows(image.code, cpu::kInstructionsPerRow * 4, 0, tokens);
   add_rows(image.rodata, cpu::kRodataWordsPerRow * 4, 1u << 13, tokens);
@@ -61,17 +64,25 @@ RunResult run_program(TokenMachine& machine, const program::ProgramImage& image,
   // kResyncAt sequential steps, retiring nothing) from the JUMP of a jump instruction.
   int steps_since_jump = 0;
   std::uint32_t token = load.back();
+  bool stopped = false;
   auto retire = [&] {
     ++result.instructions;
-    if (options.on_retired) options.on_retired(result.instructions);
+    if (options.on_retired && !options.on_retired(result.instructions)) stopped = true;
   };
   for (;;) {
-    if (result.instructions >= options.max_instructions) return result;
+    if (result.instructions >= options.max_instructions) {
+      result.pending_token = token;
+      return result;
+    }
     cpu::TraceToken fed = cpu::decode_token(token);
     if (fed.kind == TokenKind::kJump) steps_since_jump = 0;
     if (fed.kind == TokenKind::kVal || fed.kind == TokenKind::kOut) ++steps_since_jump;
     std::uint32_t next = feed(token);
     ++result.trace_tokens;
+    if (options.after_pass && !options.after_pass()) {
+      result.end = RunEnd::kStopped;
+      return result;
+    }
     cpu::TraceToken emitted = cpu::decode_token(next);
     switch (emitted.kind) {
       case TokenKind::kVal: retire(); break;
@@ -109,6 +120,10 @@ RunResult run_program(TokenMachine& machine, const program::ProgramImage& image,
       case TokenKind::kStart:
       case TokenKind::kPad:
         fail("the model emitted {}, which only the driver may send", cpu::describe_token(next));
+    }
+    if (stopped) {
+      result.end = RunEnd::kStopped;
+      return result;
     }
     token = next;
   }

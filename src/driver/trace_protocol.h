@@ -27,7 +27,7 @@ class TokenMachine {
   virtual std::uint32_t feed(std::uint32_t token) = 0;
 };
 
-enum class RunEnd : std::uint8_t { kExited, kTrapped, kInstructionLimit };
+enum class RunEnd : std::uint8_t { kExited, kTrapped, kInstructionLimit, kStopped };
 
 struct TrapReport {
   cpu::FaultCause cause;
@@ -42,14 +42,20 @@ struct RunResult {
   std::uint64_t instructions = 0;  // retired
   std::uint64_t trace_tokens = 0;  // passes after loading, the token that started the program included
   std::uint64_t load_tokens = 0;
+  std::uint32_t pending_token = 0;  // kInstructionLimit: the last token emitted, not fed back
 };
 
 struct RunOptions {
   std::uint64_t max_instructions = ~std::uint64_t{0};
   std::function<void(std::uint8_t)> console;   // each console byte
   std::function<void(std::uint32_t)> on_token;  // every token fed (loading included), in order
-  // Called after each retired instruction with the count so far (for lockstep checking).
-  std::function<void(std::uint64_t)> on_retired;
+  // Observers for verification; either may return false to stop the run (RunEnd::kStopped).
+  // after_pass: after each pass of the run proper; the state then holds the registers and PC of
+  // every instruction retired so far (a register is written in the pass after its instruction).
+  // on_retired: after each retired instruction, with the count so far; a store's memory write is
+  // already in the state.
+  std::function<bool()> after_pass;
+  std::function<bool(std::uint64_t)> on_retired;
 };
 
 // Loads and runs `image` on `machine`. Throws rvformer::Error if the stream breaks the protocol.
