@@ -1,0 +1,33 @@
+// verify/machine_state.h — reads the architectural state of the compiled machine (PC, registers,
+// RAM words) out of a model's GDN recurrent state, given where placement put each bank (the
+// compiled machine's bank_heads). Every lane must hold exactly 0 or the bit value V; anything else
+// is reported as corruption.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "compiler/placement.h"
+#include "cpu/machine.h"
+#include "engine/state.h"
+
+namespace rvformer::verify {
+
+class MachineStateReader {
+ public:
+  MachineStateReader(const cpu::Machine& machine, std::vector<compiler::HeadSlot> bank_heads);
+
+  // Throw rvformer::Error naming the bank, row and lane of a value that is neither 0 nor V.
+  std::uint32_t pc(const engine::State& state) const;  // byte address of the next instruction
+  std::array<std::uint32_t, 32> registers(const engine::State& state) const;
+  std::uint32_t ram_word(const engine::State& state, std::uint32_t address) const;  // address in RAM
+
+ private:
+  bool bit(const engine::State& state, int bank, int row, int half, int lane) const;
+
+  const cpu::Machine& machine_;
+  std::vector<compiler::HeadSlot> bank_heads_;
+};
+
+}  // namespace rvformer::verify

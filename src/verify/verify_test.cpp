@@ -1,0 +1,230 @@
+// Lockstep verification and ablation against the compiled machine (label weights): a clean run is
+// reported clean, a corrupted state is caught and named, and zeroing one compiled block of weights
+// makes programs fail, so the computation really flows through the weights.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "circuit/graph.h"
+#include "compiler/emit.h"
+#include "compiler/physical.h"
+#include "driver/compiled_machine.h"
+#include "driver/model_machine.h"
+#include "emulator/emulator.h"
+#include "emulator/random_program.h"
+#include "program/elf_loader.h"
+#include "engine/checkpoint.h"
+#include "support/error.h"
+#include "toolchain/program_testing.h"
+#include "verify/lockstep.h"
+#include "verify/machine_state.h"
+
+namespace rvformer::verify {
+namespace {
+
+// Every functional unit: arithmetic, shifts, compares, mul/div/rem, byte and halfword memory, Zba,
+// console output and the exit code.
+const char* const kEveryUnit = R"(
+#include <stdio.h>
+static unsigned short halves[8];
+static signed char bytes[8];
+int main(void) {
+  unsigned h = 2166136261u;
+  int acc = -7;
+  for (int i = 0; i < 8; i++) {
+    h = (h ^ (unsigned)i) * 16777619u;
+    acc = acc * 3 - (int)(h >> (i + 3)) / (i + 1) + (int)(h % 7u);
+    halves[i] = (unsigned short)(h >> 5);
+    bytes[i] = (signed char)(acc ^ i);
+    if ((int)h < acc) acc ^= (int)(h << (i & 7));
+  }
+  long long wide = (long long)acc * (long long)(int)h;
+  int s = 0;
+  for (int i = 0; i < 8; i++) s += halves[i] + bytes[i];
+  printf("%x %d %d\n", h, acc, (int)(wide >> 20) + s);
+  return s & 63;
+}
+)";
+
+class Verify : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    machine_ = cpu::build_machine().release();
+    auto checkpoint = driver::machine_checkpoint(*machine_, std::nullopt, [](const std::string&) {});
+    bank_heads_ = new std::vector<compiler::HeadSlot>(driver::read_machine_info(checkpoint).bank_heads);
+    model_ = new engine::FastModel(engine::FastModel::load(checkpoint));
+  }
+  static void TearDownTestSuite() {
+    delete model_;
+    delete bank_heads_;
+    delete machine_;
+  }
+
+  static cpu::Machine* machine_;
+  static std::vector<compiler::HeadSlot>* bank_heads_;
+  static engine::FastModel* model_;
+};
+
+cpu::Machine* Verify::machine_ = nullptr;
+std::vector<compiler::HeadSlot>* Verify::bank_heads_ = nullptr;
+engine::FastModel* Verify::model_ = nullptr;
+
+std::uint64_t emulator_instructions(const program::ProgramImage& image) {
+  emulator::Emulator golden(image);
+  golden.run(100'000'000, [](std::uint8_t) {});
+  return golden.instructions_retired();
+}
+
+TEST_F(Verify, LockstepIsCleanOnAProgramUsingEveryUnit) {
+  auto image = toolchain::compile_test_program("every_unit", kEveryUnit);
+  driver::FastModelMachine weights(*model_);
+  std::string console;
+  LockstepOptions options;
+  options.console = [&](std::uint8_t b) { console.push_back(static_cast<char>(b)); };
+  LockstepReport report = run_lockstep(*machine_, *bank_heads_, weights, image, options);
+  EXPECT_FALSE(report.difference) << *report.difference;
+  EXPECT_EQ(report.instructions, emulator_instructions(image));
+  EXPECT_GT(report.checks, report.instructions);  // every pass, resyncs and HI passes included
+  EXPECT_TRUE(report.ending.starts_with("exit ")) << report.ending;
+  EXPECT_FALSE(console.empty());
+}
+
+TEST_F(Verify, FreeRunComparesTheEndingAndTheFinalRegisters) {
+  auto image = toolchain::compile_test_program("every_unit", kEveryUnit);
+  driver::FastModelMachine weights(*model_);
+  LockstepOptions options;
+  options.free_run = true;
+  LockstepReport report = run_lockstep(*machine_, *bank_heads_, weights, image, options);
+  EXPECT_FALSE(report.difference) << *report.difference;
+  EXPECT_EQ(report.checks, 1u);
+  EXPECT_EQ(report.instructions, emulator_instructions(image));
+}
+
+// Random instruction streams (the generator of the QEMU differential tests, linked for this
+// machine's map) in lockstep: every RV32IM + Zba instruction, edge-case operands, every store width.
+TEST_F(Verify, RandomInstructionStreamsRunInLockstep) {
+  std::set<emulator::Op> covered;
+  for (std::uint64_t seed : {1u, 2u}) {
+    emulator::RandomProgram random = emulator::generate_random_program(
+        {.seed = seed, .streams = 6, .min_stream_length = 60, .max_stream_length = 120, .map = program::kRvformerMap});
+    for (auto [first, last] : random.stream_code)
+      for (std::uint32_t pc = first; pc < last; pc += 4)
+        covered.insert(emulator::decode(random.code[(pc - program::kRvformerMap.code.base) / 4]).op);
+    program::ProgramImage image = program::load_elf(random.elf, program::kRvformerMap, "random program");
+    driver::FastModelMachine weights(*model_);
+    LockstepReport report = run_lockstep(*machine_, *bank_heads_, weights, image, {});
+    EXPECT_FALSE(report.difference) << "seed " << seed << ": " << *report.difference;
+    EXPECT_EQ(report.ending, "exit 0");
+    EXPECT_EQ(report.instructions, emulator_instructions(image));
+  }
+  for (const emulator::OpInfo& info : emulator::instruction_table())
+    if (info.op != emulator::Op::kFence) {
+      EXPECT_TRUE(covered.contains(info.op)) << info.name << " never ran";
+    }
+}
+
+// Runs the fast model and flips one bit of register x10's stored value after a given pass, as a
+// fault in the state would.
+class CorruptingMachine : public driver::StatefulTokenMachine {
+ public:
+  CorruptingMachine(engine::FastModel& model, compiler::HeadSlot registers, std::uint64_t corrupt_after)
+      : model_(model), state_(model.new_state()), registers_(registers), corrupt_after_(corrupt_after) {}
+  std::uint32_t feed(std::uint32_t token) override {
+    std::uint32_t next = model_.decode_argmax(state_, token);
+    if (++passes_ == corrupt_after_) {
+      engine::State state = state_.state();
+      auto& recurrent = state.gated_delta_net(registers_.layer).recurrent;
+      float& lane = recurrent[(2 * registers_.head * compiler::kKeyDim + 10) * compiler::kKeyDim + 3];
+      lane = lane == 0 ? static_cast<float>(compiler::kBitValue) : 0.0f;
+      state_ = model_.adopt(std::move(state));
+    }
+    return next;
+  }
+  const engine::State& state() const override { return state_.state(); }
+
+ private:
+  engine::FastModel& model_;
+  engine::FastState state_;
+  compiler::HeadSlot registers_;
+  std::uint64_t corrupt_after_;
+  std::uint64_t passes_ = 0;
+};
+
+TEST_F(Verify, ACorruptedRegisterIsReportedAtOnce) {
+  auto image = toolchain::compile_test_program("every_unit", kEveryUnit);
+  auto load_tokens = driver::program_load_tokens(image).size();
+  CorruptingMachine weights(*model_, (*bank_heads_)[machine_->layout.register_bank], load_tokens + 40);
+  LockstepReport report = run_lockstep(*machine_, *bank_heads_, weights, image, {});
+  ASSERT_TRUE(report.difference);
+  EXPECT_NE(report.difference->find("x10 is"), std::string::npos) << *report.difference;
+  EXPECT_LT(report.instructions, 40u);
+}
+
+TEST_F(Verify, AValueThatIsNeitherBitIsCorruption) {
+  engine::State state(model_->config());
+  compiler::HeadSlot registers = (*bank_heads_)[machine_->layout.register_bank];
+  state.gated_delta_net(registers.layer).recurrent[(2 * registers.head * compiler::kKeyDim + 5) * compiler::kKeyDim] = 90.5f;
+  MachineStateReader reader(*machine_, *bank_heads_);
+  try {
+    reader.registers(state);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("machine state corrupt: bank registers.rs1_port row 5"), std::string::npos)
+        << e.what();
+  }
+}
+
+// Zeroes the MLP neurons of one functional unit in the emitted tensors (gate, up and down).
+void ablate(compiler::EmittedModel& model, const compiler::Placement& placement, const circuit::Circuit& circuit,
+            const std::string& unit) {
+  auto tensor = [&](const std::string& name) -> compiler::EmittedTensor& {
+    for (auto& t : model.tensors)
+      if (t.name == name) return t;
+    throw std::runtime_error("no tensor " + name);
+  };
+  int ablated = 0;
+  for (int layer = 0; layer < placement.num_layers; ++layer) {
+    const auto& neurons = placement.layer_neurons[layer];
+    std::string prefix = "layers." + std::to_string(layer) + ".mlp.";
+    auto& gate = tensor(prefix + "gate_proj.weight");
+    auto& up = tensor(prefix + "up_proj.weight");
+    auto& down = tensor(prefix + "down_proj.weight");
+    std::size_t hidden = gate.shape[1], width = gate.shape[0];
+    for (std::size_t n = 0; n < neurons.size(); ++n) {
+      if (circuit.neurons()[neurons[n]].unit != unit) continue;
+      std::fill_n(gate.values.begin() + n * hidden, hidden, 0.0f);
+      std::fill_n(up.values.begin() + n * hidden, hidden, 0.0f);
+      for (std::size_t d = 0; d < hidden; ++d) down.values[d * width + n] = 0.0f;
+      ++ablated;
+    }
+  }
+  ASSERT_GT(ablated, 0) << "no neurons of unit " << unit;
+}
+
+TEST_F(Verify, ZeroingTheAddersWeightsBreaksThePrograms) {
+  auto image = toolchain::compile_test_program("every_unit", kEveryUnit);
+  circuit::CircuitGraph graph = circuit::analyze(machine_->circuit);
+  compiler::Placement placement = compiler::place(machine_->circuit, graph);
+  compiler::EmittedModel emitted = compiler::emit(machine_->circuit, graph, placement);
+  ablate(emitted, placement, machine_->circuit, "alu.add");
+  auto dir = std::filesystem::path(::testing::TempDir()) / "ablated_machine";
+  auto tensors = emitted.tensors_to_write();
+  engine::write_checkpoint(dir, emitted.config, tensors);
+  engine::FastModel ablated = engine::FastModel::load(dir);
+  driver::FastModelMachine weights(ablated);
+  driver::program_load_tokens(image);  // errors before the run are not the ablation's doing
+  LockstepOptions options;
+  options.max_instructions = 100'000;
+  LockstepReport report;
+  try {
+    report = run_lockstep(*machine_, placement.bank_head, weights, image, options);
+  } catch (const Error& e) {  // a broken machine may also break the trace protocol or its state code
+    report.difference = e.what();
+  }
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(report.difference) << "the program ran correctly without the adder";
+  EXPECT_LT(report.instructions, 100u) << *report.difference;
+}
+
+}  // namespace
+}  // namespace rvformer::verify
