@@ -9,27 +9,25 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "cpu/machine.h"
-#include "driver/compiled_machine.h"
-#include "driver/model_machine.h"
+#include "cli/weights.h"
 #include "driver/trace_protocol.h"
 #include "emulator/emulator.h"
-#include "engine/model.h"
 #include "program/memory_map.h"
 #include "support/error.h"
 #include "toolchain/compiler.h"
 #include "toolchain/program_loader.h"
 #include "toolchain/source_tree.h"
+#include "verify/machine_state.h"
 
 namespace rvformer::cli {
 namespace {
 
 struct RunOptions {
   std::string program;
-  std::string on = "emulator";
+  std::string on = "weights";
   bool stats = false;
   std::optional<std::uint64_t> max_instructions;
-  std::optional<std::string> model;       // --model DIR (weights only)
+  WeightsOptions weights;                 // --model, --engine (weights only)
   std::optional<std::string> dump_trace;  // --dump-trace FILE (weights only)
 };
 
@@ -60,10 +58,12 @@ void print_stats(const RunStats& stats) {
   std::string trace;
   if (stats.trace) {
     double per_instruction = stats.instructions ? static_cast<double>(stats.trace->trace_tokens) / stats.instructions : 0;
+    // Every forward pass counts towards the speed: loading tokens too, as they are timed with the run.
+    std::uint64_t passes = stats.trace->trace_tokens + stats.trace->load_tokens;
     trace = fmt::format(", \"trace_tokens\": {}, \"load_tokens\": {}, \"trace_tokens_per_instruction\": {:.4f}, "
-                        "\"trace_tokens_per_second\": {:.1f}",
+                        "\"tokens_per_second\": {:.1f}",
                         stats.trace->trace_tokens, stats.trace->load_tokens, per_instruction,
-                        stats.seconds > 0 ? static_cast<double>(stats.trace->trace_tokens) / stats.seconds : 0);
+                        stats.seconds > 0 ? static_cast<double>(passes) / stats.seconds : 0);
   }
   fmt::print(stderr,
              "{{\"on\": \"{}\", \"instructions\": {}, \"seconds\": {:.6f}, "
@@ -108,36 +108,38 @@ int run_on_emulator(const program::ProgramImage& image, const RunOptions& option
   return failure ? 2 : static_cast<int>(result.exit_code & 0xFF);
 }
 
-void print_progress(const std::string& message) { fmt::print(stderr, "rvformer: {}\n", message); }
+// The PC of the next instruction when a run stops at the instruction limit, as the emulator reports
+// it: the state's PC latch still holds the last retired instruction, and the token it emitted (not
+// fed back) says whether the next one follows it or is a jump target.
+std::uint32_t stopped_pc(const LoadedMachine& loaded, std::uint32_t pending_token) {
+  std::uint32_t last = verify::MachineStateReader(*loaded.machine, loaded.info.bank_heads).pc(loaded.token_machine->state());
+  cpu::TraceToken token = cpu::decode_token(pending_token);
+  return token.kind == cpu::TokenKind::kJump ? program::kRvformerMap.code.base + 4 * token.payload : last + 4;
+}
 
 int run_in_weights(const program::ProgramImage& image, const RunOptions& options) {
   // Check the image before the long model work: a bad image fails in a second.
   driver::program_load_tokens(image);
-  std::unique_ptr<cpu::Machine> machine = cpu::build_machine();
-  std::optional<std::filesystem::path> model_dir;
-  if (options.model) model_dir = *options.model;
-  std::filesystem::path checkpoint = driver::machine_checkpoint(*machine, model_dir, print_progress);
-  print_progress("loading " + checkpoint.string());
-  engine::Model model = engine::Model::load(checkpoint);
-  driver::ModelMachine weights(model);
+  LoadedMachine loaded = load_machine(options.weights);
 
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> dump(nullptr, std::fclose);
   if (options.dump_trace) {
     dump.reset(std::fopen(options.dump_trace->c_str(), "w"));
     if (!dump) fail("cannot write the trace to {}", *options.dump_trace);
   }
-  driver::RunOptions run{.max_instructions = options.max_instructions.value_or(std::numeric_limits<std::uint64_t>::max()),
-                         .console = write_console_byte,
-                         .on_token = [&](std::uint32_t token) { if (dump) fmt::print(dump.get(), "{}\n", token); },
-                         .on_retired = nullptr};
+  driver::RunOptions run;
+  run.max_instructions = options.max_instructions.value_or(std::numeric_limits<std::uint64_t>::max());
+  run.console = write_console_byte;
+  run.on_token = [&](std::uint32_t token) { if (dump) fmt::print(dump.get(), "{}\n", token); };
   auto start = std::chrono::steady_clock::now();
-  driver::RunResult result = driver::run_program(weights, image, run);
+  driver::RunResult result = driver::run_program(*loaded.token_machine, image, run);
   std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   std::fflush(stdout);
   std::optional<std::string> failure;
   if (result.end == driver::RunEnd::kTrapped) failure = "the program trapped: " + driver::describe_trap(result.trap, image);
   if (result.end == driver::RunEnd::kInstructionLimit)
-    failure = fmt::format("the program did not finish within {} instructions", result.instructions);
+    failure = fmt::format("the program did not finish within {} instructions (stopped at pc 0x{:08x})",
+                          result.instructions, stopped_pc(loaded, result.pending_token));
   if (failure) fmt::print(stderr, "rvformer: error: {}\n", *failure);
   if (options.stats)
     print_stats({.on = "weights",
@@ -149,8 +151,8 @@ int run_in_weights(const program::ProgramImage& image, const RunOptions& options
 }
 
 int run_command(const RunOptions& options) {
-  if (options.on != "weights" && (options.model || options.dump_trace))
-    fail("--model and --dump-trace apply to runs in the weights (--on weights)");
+  if (options.on != "weights" && (options.weights.model || options.dump_trace || options.weights.engine != "fast"))
+    fail("--model, --engine and --dump-trace apply to runs in the weights (--on weights)");
   std::filesystem::path program =
       options.program.empty() ? toolchain::default_program() : std::filesystem::path(options.program);
   program::ProgramImage image = toolchain::load_program(program, program::kRvformerMap);
@@ -172,14 +174,13 @@ void add_run_command(CLI::App& app, Action& action) {
   CLI::App* run = app.add_subcommand("run", "Run a RISC-V program (a .c file or an ELF)");
   run->add_option("PROGRAM", options->program,
                   "C source (compiled with -O2) or ELF executable; default examples/hello.c");
-  run->add_option("--on", options->on, "Where to run it: emulator (default) or weights")
+  run->add_option("--on", options->on, "Where to run it: weights (default; inside the compiled model) or emulator")
       ->check(CLI::IsMember({"emulator", "weights"}));
   run->add_flag("--stats", options->stats,
                 "Print instructions and seconds as one JSON line, the last line of stderr");
   run->add_option("--max-instructions", options->max_instructions,
                   "Stop with an error after N instructions");
-  run->add_option("--model", options->model,
-                  "Compiled machine checkpoint to run (default: the cached one, compiled on first use)");
+  add_weights_options(*run, options->weights);
   run->add_option("--dump-trace", options->dump_trace,
                   "Write every token fed to the model (loading included), one id per line, to FILE");
   run->callback([options, &action] { action = [options] { return run_command(*options); }; });

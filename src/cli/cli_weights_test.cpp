@@ -1,0 +1,104 @@
+// cli/cli_weights_test.cpp — `rvformer run` inside the weights (the default), `verify` and `compile`
+// end to end (label weights): the same output, exit status and error lines as the golden machine.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "cli/cli_testing.h"
+#include "toolchain/source_tree.h"
+
+namespace rvformer::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
+using ::testing::StartsWith;
+using toolchain::ProcessResult;
+
+// The first use compiles the machine into the build tree's cache (tens of seconds).
+ProcessResult rvformer(std::vector<std::string> arguments) { return run_rvformer(std::move(arguments), std::chrono::seconds(900)); }
+
+// The lines of standard error that are not progress ("rvformer: compiling...", "rvformer: loading").
+std::string errors(const std::string& standard_error) {
+  std::istringstream in(standard_error);
+  std::string line, kept;
+  while (std::getline(in, line))
+    if (line.starts_with("rvformer: error:")) kept += line + "\n";
+  return kept;
+}
+
+class WeightsCommands : public CommandTest {
+ protected:
+  // Runs the program on both machines and expects the same output, status and error lines.
+  void expect_same_as_emulator(const std::vector<std::string>& arguments) {
+    std::vector<std::string> on_emulator{"run", "--on", "emulator"};
+    on_emulator.insert(on_emulator.end(), arguments.begin(), arguments.end());
+    std::vector<std::string> in_weights{"run"};
+    in_weights.insert(in_weights.end(), arguments.begin(), arguments.end());
+    ProcessResult expected = rvformer(on_emulator);
+    ProcessResult got = rvformer(in_weights);
+    EXPECT_EQ(got.standard_output, expected.standard_output);
+    EXPECT_EQ(got.exit_status, expected.exit_status) << got.standard_error;
+    EXPECT_EQ(errors(got.standard_error), errors(expected.standard_error));
+  }
+};
+
+TEST_F(WeightsCommands, RunsHelloInsideTheWeightsByDefault) {
+  ProcessResult result = rvformer({"run", "--stats"});
+  EXPECT_EQ(result.exit_status, 0) << result.standard_error;
+  EXPECT_THAT(result.standard_output, StartsWith("Hello from RISC-V!"));
+  EXPECT_THAT(last_line(result.standard_error),
+              MatchesRegex(R"(\{"on": "weights", "instructions": [0-9]+, .*"trace_tokens": [0-9]+, )"
+                           R"("load_tokens": [0-9]+, "trace_tokens_per_instruction": [0-9.]+, .*\})"));
+  expect_same_as_emulator({});
+}
+
+TEST_F(WeightsCommands, ExitStatusTrapsIllegalInstructionsAndTheLimitMatchTheEmulator) {
+  expect_same_as_emulator({write_source("seven.c", "int main(void) { return 7; }\n")});
+  expect_same_as_emulator({write_source("null.c",
+                                        "#include <stdio.h>\n"
+                                        "int main(void) { printf(\"before\"); *(volatile int*)0 = 1; return 0; }\n")});
+  expect_same_as_emulator({write_source("ecall.c", "int main(void) { __asm__ volatile(\"ecall\"); }\n")});
+  expect_same_as_emulator({write_source("misaligned.c",
+                                        "int main(void) { volatile int* p = (int*)0xFFFF8002u; return *p; }\n")});
+  expect_same_as_emulator({"--max-instructions", "1000", write_source("loop.c", "int main(void) { for (;;) {} }\n")});
+  expect_same_as_emulator({"--max-instructions", "777", toolchain::default_program().string()});
+}
+
+TEST_F(WeightsCommands, DumpTraceWritesEveryTokenFed) {
+  ProcessResult result = rvformer({"run", "--stats", "--dump-trace", path("trace.txt")});
+  ASSERT_EQ(result.exit_status, 0) << result.standard_error;
+  std::ifstream trace(path("trace.txt"));
+  std::uint64_t lines = 0;
+  for (std::string line; std::getline(trace, line); ++lines) ASSERT_THAT(line, MatchesRegex("[0-9]+"));
+  auto number = [&](const std::string& key) {
+    auto at = result.standard_error.rfind("\"" + key + "\": ");
+    return std::stoull(result.standard_error.substr(at + key.size() + 4));
+  };
+  // Every loading token, then every pass of the run except the last (whose output is not fed).
+  EXPECT_EQ(lines, number("load_tokens") + number("trace_tokens"));
+}
+
+TEST_F(WeightsCommands, VerifyReportsACleanLockstepRun) {
+  ProcessResult result = rvformer({"verify"});
+  EXPECT_EQ(result.exit_status, 0) << result.standard_error;
+  EXPECT_THAT(result.standard_output, StartsWith("Hello from RISC-V!"));
+  EXPECT_THAT(last_line(result.standard_error),
+              MatchesRegex(R"(rvformer: lockstep clean: [0-9]+ instructions, [0-9]+ state checks, ended with exit 0 .*)"));
+  result = rvformer({"verify", "--free-run", "--max-instructions", "20"});
+  EXPECT_EQ(result.exit_status, 0) << result.standard_error;
+  EXPECT_THAT(result.standard_error, HasSubstr("free run clean: 20 instructions, 1 state checks, ended with instruction limit"));
+}
+
+TEST_F(WeightsCommands, CompileRefusesToReplaceADirectoryThatIsNotAMachine) {
+  std::filesystem::create_directories(path("precious"));
+  std::ofstream(path("precious/notes.txt")) << "keep me\n";
+  ProcessResult result = rvformer({"compile", "-o", path("precious")});
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_THAT(result.standard_error, HasSubstr("is not a compiled rvformer machine; refusing to replace it"));
+  EXPECT_TRUE(std::filesystem::exists(path("precious/notes.txt")));
+}
+
+}  // namespace
+}  // namespace rvformer::cli

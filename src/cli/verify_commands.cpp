@@ -1,0 +1,76 @@
+// cli/verify_commands.cpp — `rvformer verify`: a program run inside the weights in lockstep with the
+// golden emulator, comparing PC, registers and stored memory words decoded from the GDN state.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/weights.h"
+#include "driver/trace_protocol.h"
+#include "program/memory_map.h"
+#include "toolchain/program_loader.h"
+#include "toolchain/source_tree.h"
+#include "verify/lockstep.h"
+
+namespace rvformer::cli {
+namespace {
+
+struct VerifyOptions {
+  std::string program;
+  bool free_run = false;
+  std::uint64_t check_every = 1;
+  std::uint64_t max_instructions = ~std::uint64_t{0};
+  WeightsOptions weights;
+};
+
+int verify_command(const VerifyOptions& options) {
+  std::filesystem::path program =
+      options.program.empty() ? toolchain::default_program() : std::filesystem::path(options.program);
+  program::ProgramImage image = toolchain::load_program(program, program::kRvformerMap);
+  driver::program_load_tokens(image);  // a bad image fails before the long model work
+  LoadedMachine loaded = load_machine(options.weights);
+
+  auto start = std::chrono::steady_clock::now();
+  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  verify::LockstepOptions lockstep{
+      .free_run = options.free_run,
+      .check_every = options.check_every,
+      .max_instructions = options.max_instructions,
+      .console = [](std::uint8_t byte) {
+        std::fputc(byte, stdout);
+        if (byte == '\n') std::fflush(stdout);
+      },
+      .progress = [&](std::uint64_t n) { print_progress(fmt::format("{} instructions clean ({:.0f}/s)", n, n / seconds())); }};
+  verify::LockstepReport report = verify::run_lockstep(*loaded.machine, loaded.info.bank_heads, *loaded.token_machine, image, lockstep);
+  std::fflush(stdout);
+  std::string mode = options.free_run ? "free run" : "lockstep";
+  if (report.difference) {
+    fmt::print(stderr, "rvformer: {} difference {}\n", mode, *report.difference);
+    return 1;
+  }
+  fmt::print(stderr, "rvformer: {} clean: {} instructions, {} state checks, ended with {} ({:.1f} s)\n", mode,
+             report.instructions, report.checks, report.ending, seconds());
+  return 0;
+}
+
+}  // namespace
+
+void add_verify_command(CLI::App& app, Action& action) {
+  auto options = std::make_shared<VerifyOptions>();
+  CLI::App* verify = app.add_subcommand(
+      "verify", "Run a program inside the weights in lockstep with the golden emulator, comparing machine state");
+  verify->add_option("PROGRAM", options->program, "C source (compiled with -O2) or ELF executable; default examples/hello.c");
+  verify->add_flag("--free-run", options->free_run,
+                   "Compare only console output, exit status or trap, and the final registers");
+  verify->add_option("--check-every", options->check_every,
+                     "Compare PC and registers after every N retired instructions (default 1)")
+      ->check(CLI::PositiveNumber);
+  verify->add_option("--max-instructions", options->max_instructions, "Stop (cleanly) after N instructions");
+  add_weights_options(*verify, options->weights);
+  verify->callback([options, &action] { action = [options] { return verify_command(*options); }; });
+}
+
+}  // namespace rvformer::cli
