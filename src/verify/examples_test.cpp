@@ -1,0 +1,63 @@
+// Every example program inside the compiled weights (fast path, free run): its console output, exit
+// status and final registers must be the golden emulator's. One test walks all examples so that the
+// model loads once (label weights).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "driver/compiled_machine.h"
+#include "driver/model_machine.h"
+#include "emulator/emulator.h"
+#include "program/memory_map.h"
+#include "toolchain/program_loader.h"
+#include "toolchain/source_tree.h"
+#include "verify/lockstep.h"
+
+namespace rvformer::verify {
+namespace {
+
+std::vector<std::filesystem::path> example_programs() {
+  std::vector<std::filesystem::path> programs;
+  for (const auto& entry : std::filesystem::directory_iterator(toolchain::examples_directory()))
+    if (entry.path().extension() == ".c") programs.push_back(entry.path());
+  std::sort(programs.begin(), programs.end());
+  return programs;
+}
+
+struct GoldenRun {
+  std::string console;
+  std::uint64_t instructions = 0;
+};
+
+GoldenRun run_on_emulator(const program::ProgramImage& image) {
+  emulator::Emulator golden(image);
+  GoldenRun run;
+  golden.run(100'000'000, [&](std::uint8_t b) { run.console.push_back(static_cast<char>(b)); });
+  run.instructions = golden.instructions_retired();
+  return run;
+}
+
+TEST(Examples, EveryExampleRunsInsideTheWeightsLikeOnTheEmulator) {
+  auto machine = cpu::build_machine();
+  auto checkpoint = driver::machine_checkpoint(*machine, std::nullopt, [](const std::string&) {});
+  auto bank_heads = driver::read_machine_info(checkpoint).bank_heads;
+  engine::FastModel model = engine::FastModel::load(checkpoint);
+  std::vector<std::filesystem::path> programs = example_programs();
+  ASSERT_GE(programs.size(), 10u);
+  for (const std::filesystem::path& path : programs) {
+    SCOPED_TRACE(path.filename().string());
+    program::ProgramImage image = toolchain::load_program(path, program::kRvformerMap);
+    GoldenRun golden = run_on_emulator(image);
+    driver::FastModelMachine weights(model);
+    std::string console;
+    LockstepOptions options{.free_run = true, .console = [&](std::uint8_t b) { console.push_back(static_cast<char>(b)); }};
+    LockstepReport report = run_lockstep(*machine, bank_heads, weights, image, options);
+    EXPECT_FALSE(report.difference) << *report.difference;
+    EXPECT_TRUE(report.ending.starts_with("exit ")) << report.ending;
+    EXPECT_EQ(report.instructions, golden.instructions);
+    EXPECT_EQ(console, golden.console);
+  }
+}
+
+}  // namespace
+}  // namespace rvformer::verify
