@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -41,6 +42,7 @@ GatedDeltaNetScratch::GatedDeltaNetScratch(const Config& config)
       part_convolved(2 * config.linear_num_key_heads + config.linear_num_value_heads),
       mixed(config.linear_conv_dim()),
       mixed_nonzeros(config.linear_conv_dim()),
+      part_nonzeros(config.linear_key_head_dim),
       value_nonzeros(config.linear_conv_dim()),
       value_ready(config.linear_num_value_heads),
       z(config.linear_value_dim()),
@@ -110,28 +112,50 @@ FastGatedDeltaNet::FastGatedDeltaNet(const Config& config, const Checkpoint& che
     }
   }
   replayable_ = conv_finite_ && !qkv_->has_nonfinite_weights();
-  // Memos for query and key parts whose conv reads only the current token (and few columns); a
-  // head's result is its (few) non-zero outputs as (index, value bits) pairs.
-  constexpr std::size_t memo_slots_log2 = 6;
-  constexpr std::size_t max_memo_key = 256;
-  constexpr std::size_t max_memo_outputs = 8;
-  memo_.resize(by_head_ ? 2 * key_heads_ : 0);
-  for (std::size_t part = 0; part < memo_.size(); ++part) {
-    const auto columns = qkv_->part_columns(part);
-    if (std::find(window_parts_.begin(), window_parts_.end(), part) == window_parts_.end() &&
-        columns.size() <= max_memo_key) {
-      memo_[part].emplace(columns.size(), 2 * max_memo_outputs, memo_slots_log2);
-    }
-  }
+  group_key_parts();
   dt_bias_ = tensor("dt_bias").to_floats();
   A_log_ = tensor("A_log").to_floats();
   norm_ = tensor("norm.weight").to_floats();
   norm_finite_ = all_finite(norm_);
   for (std::size_t head = 0; head < value_heads_; ++head) {
     alpha_at_zero_.push_back(std::exp(-std::exp(A_log_[head]) * softplus(0.0f + dt_bias_[head])));
+    unit_decay_at_zero_.push_back(alpha_at_zero_.back() == 1.0f);
   }
   // An all-zero read-out o gives ((o·r)·w)·SiLU(z) = ±0 when r = 1/sqrt(0 + eps), w and SiLU(z) are finite.
   zero_reads_vanish_ = std::isfinite(inverse_rms_from_sum(0.0f, value_head_dim_, eps_)) && norm_finite_;
+}
+
+// Memo groups for the query and key parts whose conv reads only the current token and that read at
+// most max_columns input columns; a group's result is its parts' (few) non-zero outputs as
+// (channel, value bits) pairs.
+void FastGatedDeltaNet::group_key_parts() {
+  constexpr std::size_t memo_slots_log2 = 6;
+  constexpr std::size_t max_columns = 256;
+  constexpr std::size_t max_outputs_per_part = 8;
+  std::vector<std::vector<std::uint32_t>> group_parts;
+  for (std::size_t part = 0; by_head_ && part < 2 * key_heads_; ++part) {
+    const auto columns = qkv_->part_columns(part);
+    if (std::find(window_parts_.begin(), window_parts_.end(), part) != window_parts_.end() ||
+        columns.size() > max_columns) {
+      computed_key_parts_.push_back(static_cast<std::uint32_t>(part));
+      continue;
+    }
+    const auto same_columns = [&](const std::vector<std::uint32_t>& parts) {
+      return std::ranges::equal(qkv_->part_columns(parts.front()), columns);
+    };
+    const auto group = std::find_if(group_parts.begin(), group_parts.end(), same_columns);
+    if (group == group_parts.end()) {
+      group_parts.push_back({static_cast<std::uint32_t>(part)});
+    } else {
+      group->push_back(static_cast<std::uint32_t>(part));
+    }
+  }
+  for (auto& parts : group_parts) {
+    const auto columns = qkv_->part_columns(parts.front());
+    key_groups_.push_back({.parts = parts,
+                           .columns = {columns.begin(), columns.end()},
+                           .memo = Memo(2 * columns.size(), 2 * max_outputs_per_part * parts.size(), memo_slots_log2)});
+  }
 }
 
 std::uint64_t FastGatedDeltaNet::weight_count() const {
@@ -198,8 +222,9 @@ void FastGatedDeltaNet::step(GatedDeltaNetState& state, GatedDeltaNetTracking& t
     project_keys(tracking, x, s, counters);
   } else {
     project_all(tracking, x, s, counters, raw_bound);
+    select_key_heads(s);
   }
-  select_key_heads(s);
+  normalise_key_heads(s);
 
   // The sparse paths assume finite q, k, v and β (so that δ = (v − r)·β is finite for a zero key).
   const bool inputs_finite = s.mixed_finite && s.b.all_finite();
@@ -212,11 +237,20 @@ void FastGatedDeltaNet::step(GatedDeltaNetState& state, GatedDeltaNetTracking& t
   }
   const bool z_finite = z_by_head || s.z.all_finite();
   s.gated.clear();
+  // What the sparse path does with a head whose key and query are zero, α = 1 (from a = ±0) and a
+  // clean state, given finite inputs and z: nothing (no write, a ±0 read-out that the gated norm
+  // keeps ±0 and out_proj skips). Such heads are only counted.
+  const bool idle_heads_vanish = inputs_finite && z_finite && zero_reads_vanish_;
   for (std::size_t head = 0; head < value_heads_; ++head) {
+    const auto& input = s.key_heads[head / (value_heads_ / key_heads_)];
+    std::uint8_t& clean = tracking.clean_heads[head];
+    if (idle_heads_vanish && input.key.empty() && input.query.empty() && clean && unit_decay_at_zero_[head] &&
+        s.a.data()[head] == 0.0f) {
+      ++counters.idle_heads;
+      continue;
+    }
     const std::span<float> head_state = this->head_state(state, head);
     const float alpha = decay(head, s.a.data()[head]);
-    std::uint8_t& clean = tracking.clean_heads[head];
-    const auto& input = s.key_heads[head / (value_heads_ / key_heads_)];
     // α = 1 exactly makes the decay S·α = S for every S, so skipping it is exact.
     const bool sparse = clean && alpha == 1.0f && inputs_finite;
     if (lazy && !(sparse && input.key.empty())) project_value_head(head, tracking, x, s, counters);
@@ -258,47 +292,67 @@ void FastGatedDeltaNet::project_all(const GatedDeltaNetTracking& tracking, const
 void FastGatedDeltaNet::project_keys(const GatedDeltaNetTracking& tracking, const SparseInput& x,
                                      GatedDeltaNetScratch& s, GatedDeltaNetCounters& counters) const {
   for (std::size_t part : window_parts_) project_part(part, x, s, counters);
-  for (std::size_t part = 0; part < 2 * key_heads_; ++part) {
-    if (!memo_[part]) {
-      convolve_part(part, project_part(part, x, s, counters), tracking, s, s.mixed_nonzeros);
-      s.part_convolved[part] = 1;
-      continue;
-    }
-    // The key: the input's bits at the part's columns, ±0 as +0 (both are skipped alike).
-    const auto columns = qkv_->part_columns(part);
-    s.memo_key.resize(columns.size());
-    std::uint32_t any_input = 0;
-    for (std::size_t k = 0; k < columns.size(); ++k) {
-      const float value = x.values[columns[k]];
-      s.memo_key[k] = value == 0.0f ? 0u : std::bit_cast<std::uint32_t>(value);
-      any_input |= s.memo_key[k];
-    }
-    // No input reaches the part: its projection is +0, and so is its conv (of the current token only).
-    if (any_input == 0) {
-      s.part_convolved[part] = 1;
-      continue;
-    }
-    const std::uint64_t hash = Memo::hash(s.memo_key);
-    const std::size_t offset = qkv_->part_begin(part);
-    if (const auto outputs = memo_[part]->find(s.memo_key, hash)) {
-      for (std::size_t k = 0; k < outputs->size(); k += 2) {
-        s.mixed_nonzeros.push(static_cast<std::uint32_t>(offset + (*outputs)[k]), std::bit_cast<float>((*outputs)[k + 1]));
-      }
-      ++counters.remembered_heads;
-      continue;
-    }
-    const std::size_t first = s.mixed_nonzeros.size();
-    convolve_part(part, project_part(part, x, s, counters), tracking, s, s.mixed_nonzeros);
-    s.part_convolved[part] = 1;
-    ++counters.computed_heads;
-    s.memo_result.clear();
-    for (std::size_t k = first; k < s.mixed_nonzeros.size(); ++k) {
-      s.memo_result.insert(s.memo_result.end(), {static_cast<std::uint32_t>(s.mixed_nonzeros.index(k) - offset),
-                                                 std::bit_cast<std::uint32_t>(s.mixed_nonzeros.value(k))});
-    }
-    memo_[part]->remember(s.memo_key, hash, s.memo_result);
+  for (KeyHeadInput& head : s.key_heads) {
+    head.query.clear();
+    head.key.clear();
   }
+  for (std::size_t part : computed_key_parts_) compute_key_part(part, tracking, x, s, counters);
+  for (std::size_t group = 0; group < key_groups_.size(); ++group) recall_key_group(group, tracking, x, s, counters);
   s.mixed_finite = true;  // conv_bound proved it
+}
+
+SparseVector& FastGatedDeltaNet::key_part_outputs(GatedDeltaNetScratch& s, std::size_t part) const {
+  return part < key_heads_ ? s.key_heads[part].query : s.key_heads[part - key_heads_].key;
+}
+
+void FastGatedDeltaNet::compute_key_part(std::size_t part, const GatedDeltaNetTracking& tracking, const SparseInput& x,
+                                         GatedDeltaNetScratch& s, GatedDeltaNetCounters& counters) const {
+  s.part_nonzeros.clear();
+  convolve_part(part, project_part(part, x, s, counters), tracking, s, s.part_nonzeros);
+  s.part_convolved[part] = 1;
+  SparseVector& outputs = key_part_outputs(s, part);
+  const auto offset = static_cast<std::uint32_t>(qkv_->part_begin(part));
+  for (std::size_t k = 0; k < s.part_nonzeros.size(); ++k) outputs.push(s.part_nonzeros.index(k) - offset, s.part_nonzeros.value(k));
+}
+
+// The key: the input's non-zero (column, bits) pairs at the group's columns; the other inputs are ±0,
+// whose products every sum skips alike, so equal keys give equal outputs. An empty key means no
+// input reaches the parts: their projection is +0, and so is their conv (of the current token only).
+void FastGatedDeltaNet::recall_key_group(std::size_t group_index, const GatedDeltaNetTracking& tracking,
+                                         const SparseInput& x, GatedDeltaNetScratch& s,
+                                         GatedDeltaNetCounters& counters) const {
+  KeyPartGroup& group = key_groups_[group_index];
+  s.memo_key.clear();
+  for (std::uint32_t col : group.columns) {
+    const float value = x.values[col];
+    if (value != 0.0f) s.memo_key.insert(s.memo_key.end(), {col, std::bit_cast<std::uint32_t>(value)});
+  }
+  if (s.memo_key.empty()) {
+    for (std::uint32_t part : group.parts) s.part_convolved[part] = 1;
+    return;
+  }
+  const std::uint64_t hash = Memo::hash(s.memo_key);
+  if (const auto outputs = group.memo.find(s.memo_key, hash)) {
+    // Pairs of (channel, value bits); query and key parts are key_head_dim channels each.
+    for (std::size_t k = 0; k < outputs->size(); k += 2) {
+      const std::uint32_t channel = (*outputs)[k];
+      key_part_outputs(s, channel / key_head_dim_)
+          .push(static_cast<std::uint32_t>(channel % key_head_dim_), std::bit_cast<float>((*outputs)[k + 1]));
+    }
+    counters.remembered_heads += group.parts.size();
+    return;
+  }
+  s.memo_result.clear();
+  for (std::uint32_t part : group.parts) {
+    compute_key_part(part, tracking, x, s, counters);
+    const SparseVector& outputs = key_part_outputs(s, part);
+    const auto offset = static_cast<std::uint32_t>(qkv_->part_begin(part));
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      s.memo_result.insert(s.memo_result.end(), {offset + outputs.index(k), std::bit_cast<std::uint32_t>(outputs.value(k))});
+    }
+  }
+  counters.computed_heads += group.parts.size();
+  group.memo.remember(s.memo_key, hash, s.memo_result);
 }
 
 void FastGatedDeltaNet::ensure_convolved(std::size_t part, const GatedDeltaNetTracking& tracking, const SparseInput& x,
@@ -414,29 +468,39 @@ void FastGatedDeltaNet::push_window(GatedDeltaNetTracking& tracking, const Spars
   }
 }
 
-// The non-zero entries of each key head's query and key, l2-normalised: the sum of squares over the
-// non-zero entries is the reference's (zeros add +0), and the zero entries' signs do not matter for
-// clean states. Heads that run the reference normalise their own dense copies (reference_head).
+// Each key head's query and key: the non-zero conv outputs of its channels (indices within the head).
 void FastGatedDeltaNet::select_key_heads(GatedDeltaNetScratch& s) const {
-  const std::size_t key_dim = key_heads_ * key_head_dim_;
   const SparseVector& nonzeros = s.mixed_nonzeros;
   std::size_t k = 0;
-  const auto gather_normalised = [&](std::size_t begin, SparseVector& out) {
+  for (std::size_t part = 0; part < 2 * key_heads_; ++part) {
+    SparseVector& out = key_part_outputs(s, part);
+    const std::size_t begin = part * key_head_dim_;
     out.clear();
     while (k < nonzeros.size() && nonzeros.index(k) < begin) ++k;
-    float sum = 0.0f;
     for (; k < nonzeros.size() && nonzeros.index(k) < begin + key_head_dim_; ++k) {
       out.push(static_cast<std::uint32_t>(nonzeros.index(k) - begin), nonzeros.value(k));
-      sum += nonzeros.value(k) * nonzeros.value(k);
     }
-    const float scale = l2_scale_from_sum(sum);
-    for (float& value : out.values()) value *= scale;
-  };
-  for (std::size_t head = 0; head < key_heads_; ++head) {
-    gather_normalised(head * key_head_dim_, s.key_heads[head].query);
-    for (float& value : s.key_heads[head].query.values()) value *= query_scale_;
   }
-  for (std::size_t head = 0; head < key_heads_; ++head) gather_normalised(key_dim + head * key_head_dim_, s.key_heads[head].key);
+}
+
+// l2-normalised over the non-zero entries: the sum of squares over them in index order is the
+// reference's (zeros add +0), and the zero entries' signs do not matter for clean states. Heads that
+// run the reference normalise their own dense copies (reference_head). An empty head stays empty.
+void FastGatedDeltaNet::normalise_key_heads(GatedDeltaNetScratch& s) const {
+  const auto normalise = [](SparseVector& entries) {
+    if (entries.empty()) return false;
+    float sum = 0.0f;
+    for (float value : std::as_const(entries).values()) sum += value * value;
+    const float scale = l2_scale_from_sum(sum);
+    for (float& value : entries.values()) value *= scale;
+    return true;
+  };
+  for (KeyHeadInput& head : s.key_heads) {
+    if (normalise(head.query)) {
+      for (float& value : head.query.values()) value *= query_scale_;
+    }
+    normalise(head.key);
+  }
 }
 
 float FastGatedDeltaNet::decay(std::size_t head, float a) const {

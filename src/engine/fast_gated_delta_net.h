@@ -16,6 +16,9 @@
 //   zero key and a zero query is not touched at all, and its read-out is ±0, which out_proj skips.
 //   Any other head (α ≠ 1, a state that is not clean, a non-finite input) runs the reference
 //   delta_rule_step and has its state re-checked afterwards.
+// * query and key heads whose conv reads only the current token are pure functions of the input's
+//   non-zero (column, bits) pairs at the columns they read; heads reading the same columns share a
+//   memo of their outputs (a compiled model's heads of one layer mostly read the same address bits).
 #pragma once
 
 #include <cstddef>
@@ -87,7 +90,8 @@ struct GatedDeltaNetScratch {
   std::vector<std::uint32_t> memo_key;
   std::vector<std::uint32_t> memo_result;
   BlockVector mixed;  // conv + SiLU output
-  SparseVector mixed_nonzeros;  // of the query and key channels
+  SparseVector mixed_nonzeros;  // of the query and key channels, when every channel is convolved
+  SparseVector part_nonzeros;   // of one query or key part
   SparseVector value_nonzeros;  // of value channels (unused, but the conv reports them)
   bool mixed_finite = true;
   std::vector<std::uint8_t> value_ready;  // per value head: its value channels are in `mixed`
@@ -117,13 +121,23 @@ class FastGatedDeltaNet {
             GatedDeltaNetScratch& scratch, BlockVector& out, GatedDeltaNetCounters& counters) const;
 
  private:
+  // Fills key_groups_ and computed_key_parts_ (at load).
+  void group_key_parts();
   // Projects and convolves every channel (inputs that may not be finite, heads not in whole blocks).
   void project_all(const GatedDeltaNetTracking& tracking, const SparseInput& x, GatedDeltaNetScratch& s,
                    GatedDeltaNetCounters& counters, double& raw_bound) const;
-  // Projects and convolves the query and key channels (or recalls them from the memo) and projects
-  // the channels later taps read.
+  // Projects and convolves the query and key channels (or recalls them from the memos) into
+  // s.key_heads and projects the channels later taps read.
   void project_keys(const GatedDeltaNetTracking& tracking, const SparseInput& x, GatedDeltaNetScratch& s,
                     GatedDeltaNetCounters& counters) const;
+  // One query or key part projected and convolved; its non-zero outputs go to s.key_heads.
+  void compute_key_part(std::size_t part, const GatedDeltaNetTracking& tracking, const SparseInput& x,
+                        GatedDeltaNetScratch& s, GatedDeltaNetCounters& counters) const;
+  // The parts of a memo group, recalled or computed (and then remembered).
+  void recall_key_group(std::size_t group, const GatedDeltaNetTracking& tracking, const SparseInput& x,
+                        GatedDeltaNetScratch& s, GatedDeltaNetCounters& counters) const;
+  // The non-zero outputs of a query or key part (indices within the part), in s.key_heads.
+  SparseVector& key_part_outputs(GatedDeltaNetScratch& s, std::size_t part) const;
   // Projects one part of qkv into s.raw (once per step); false when no input reaches it (it is +0).
   bool project_part(std::size_t part, const SparseInput& x, GatedDeltaNetScratch& s, GatedDeltaNetCounters& counters) const;
   // Convolves the blocks of one part that can be non-zero (all of them, or only those an earlier tap
@@ -147,7 +161,10 @@ class FastGatedDeltaNet {
   // s.raw becomes the newest window slot, in place of the oldest.
   void push_window(GatedDeltaNetTracking& tracking, const SparseInput& x, double raw_bound, bool lazy,
                    GatedDeltaNetScratch& s) const;
+  // s.key_heads from s.mixed_nonzeros (after project_all).
   void select_key_heads(GatedDeltaNetScratch& s) const;
+  // l2-normalises every key head's query (and scales it) and key.
+  void normalise_key_heads(GatedDeltaNetScratch& s) const;
   float decay(std::size_t head, float a) const;
   std::span<float> head_state(GatedDeltaNetState& state, std::size_t head) const;
   const float* head_value(const GatedDeltaNetScratch& s, std::size_t head) const;
@@ -170,9 +187,19 @@ class FastGatedDeltaNet {
   std::shared_ptr<const ColumnMatrix> qkv_;
   ColumnMatrix z_, b_, a_, out_;
   std::vector<std::size_t> window_parts_;  // qkv parts holding channels some earlier tap reads
-  // Per query and key part whose conv reads only the current token (empty otherwise): its recent
-  // outputs. A cache of a pure function of the weights, so it belongs to no State.
-  mutable std::vector<std::optional<Memo>> memo_;
+  // Query and key parts whose conv reads only the current token, grouped by the input columns they
+  // read (compiled models give many heads the same ones), each group with a memo of its parts'
+  // non-zero outputs keyed by the input's non-zero (column, bits) pairs at those columns. A cache
+  // of a pure function of the weights, so it belongs to no State.
+  struct KeyPartGroup {
+    std::vector<std::uint32_t> parts;    // increasing
+    std::vector<std::uint32_t> columns;  // what every part of the group reads, increasing
+    Memo memo;
+  };
+  mutable std::vector<KeyPartGroup> key_groups_;
+  std::vector<std::uint32_t> computed_key_parts_;  // the query and key parts in no group
+  // Per value head: α is exactly 1 when a = ±0.
+  std::vector<std::uint8_t> unit_decay_at_zero_;
   BlockFloats conv_taps_;           // [kernel][conv_dim in whole blocks], tap-major
   std::vector<std::uint32_t> block_taps_;  // per channel block: bit j set when tap j has a weight there
   std::uint32_t current_tap_;             // the bit of the last tap (the current input)

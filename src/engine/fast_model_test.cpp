@@ -159,6 +159,38 @@ TEST(FastModelTest, MemosServeInterleavedStatesExactly) {
   EXPECT_GT(fast.counters().gated_delta_net.remembered_heads, 0u) << fast.counters().gated_delta_net.computed_heads;
 }
 
+// Every GDN layer's query and key heads read the same input columns (one memo group per layer), each
+// through its own rows, and convolve only the current token: one key recalls all of them, and
+// heads that share a key but not their weights must still get their own outputs.
+TEST(FastModelTest, KeyHeadsReadingTheSameColumnsShareOneMemoExactly) {
+  const Config config = sparse_test_config(true);
+  auto tensors = random_sparse_model_tensors(config, 14);
+  const std::size_t key_head_dim = config.linear_key_head_dim;
+  const std::size_t key_channels = 2 * config.linear_num_key_heads * key_head_dim;
+  const std::size_t kernel = config.linear_conv_kernel_dim;
+  for (OwnedTensor& tensor : tensors) {
+    if (tensor.name.ends_with("in_proj_qkv.weight")) {
+      std::fill_n(tensor.values.begin(), key_channels * config.hidden_size, 0.0f);
+      for (std::size_t part = 0; part < key_channels / key_head_dim; ++part) {
+        for (std::size_t col = 0; col < config.hidden_size; col += 5) {
+          const std::size_t row = part * key_head_dim + (col * 7 + part) % key_head_dim;
+          tensor.values[row * config.hidden_size + col] = 0.25f * static_cast<float>(1 + (part + col) % 3);
+        }
+      }
+    } else if (tensor.name.ends_with("conv1d.weight")) {
+      for (std::size_t channel = 0; channel < key_channels; ++channel) {
+        std::fill_n(tensor.values.begin() + static_cast<std::ptrdiff_t>(channel * kernel), kernel - 1, 0.0f);
+        tensor.values[channel * kernel + kernel - 1] = 1.0f;
+      }
+    }
+  }
+  const fs::path directory = model_directory("memo_groups");
+  write_checkpoint(directory, config, tensors_to_write(tensors, DType::F32));
+  const FastCounters counters = expect_identical_runs(directory, 150, true);
+  EXPECT_GT(counters.gated_delta_net.remembered_heads, 0u);
+  EXPECT_GT(counters.gated_delta_net.computed_heads, 0u);
+}
+
 TEST(FastModelTest, BadInputIsRejectedBeforeTheStateChanges) {
   const fs::path directory = model_directory("bad_input");
   write_random_sparse_model(directory, sparse_test_config(true), 10);
