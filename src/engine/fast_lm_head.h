@@ -7,6 +7,10 @@
 // products from +0) and is accounted for without being touched: it wins only when the best touched
 // score is below +0, or equal to it at a higher index (torch.argmax: the lowest index among equal
 // maxima, −0 equal to +0; the first NaN wins).
+//
+// The greedy token is a pure function of the hidden state's non-zero (index, bits) pairs (the ±0
+// entries' products are skipped alike), so argmax() remembers it for recent hidden states: a
+// compiled model returns to the same few final states over and over.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +20,7 @@
 #include "engine/block_vector.h"
 #include "engine/checkpoint.h"
 #include "engine/column_matrix.h"
+#include "engine/memo.h"
 
 namespace rvformer::engine {
 
@@ -29,15 +34,18 @@ class FastLmHead {
 
   // All vocab logits, bit-identical to the reference; `weights` counts the weights multiplied.
   std::vector<float> logits(const SparseInput& hidden, std::uint64_t& weights) const;
-  // The greedy token.
+  // The greedy token (remembered, or computed).
   std::uint32_t argmax(const SparseInput& hidden, std::uint64_t& weights);
 
  private:
   explicit FastLmHead(ColumnMatrix matrix);
+  std::uint32_t compute_argmax(const SparseInput& hidden, std::uint64_t& weights);
 
   ColumnMatrix matrix_;
   BlockFloats scores_;  // +0 between calls
   BlockSet written_;    // blocks of scores_ written by the current call
+  Memo memo_;           // greedy tokens of recent hidden states
+  std::vector<std::uint32_t> memo_key_;
 };
 
 }  // namespace rvformer::engine

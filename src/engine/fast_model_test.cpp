@@ -283,6 +283,36 @@ TEST(FastLmHeadTest, SparseArgmaxIsTheArgmaxOverAllRows) {
   }
 }
 
+// The greedy token is remembered per hidden state: states that differ in one value (or one bit) or
+// in where their non-zeros are must not share it, and a state seen again must get it back unchanged.
+TEST(FastLmHeadTest, RememberedArgmaxIsTheArgmaxOfThatHiddenState) {
+  const std::size_t vocab = 64;
+  const std::size_t hidden = 3;
+  std::vector<float> weights(vocab * hidden);
+  for (std::size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<float>((i * 37) % 11) - 5.0f;
+  const std::vector<std::vector<float>> hiddens{
+      {0, 1, 0}, {0, -1, 0}, {0, 1, 0}, {0, std::nextafter(1.0f, 2.0f), 0}, {1, 0, 0}, {0, 0, 1},
+      {0, 1, 0}, {0, -1, 0}, {1, 0, 0}, {1, 1, 0}, {1, -1, 0}, {-0.0f, 1, 0}, {0, 0, 0}, {-0.0f, 0, -0.0f}};
+  FastLmHead head(vocab, hidden, weights);
+  PackedMatrix dense(vocab, hidden);
+  for (std::size_t row = 0; row < vocab; ++row) dense.set_row(row, std::span(weights).subspan(row * hidden, hidden));
+  std::uint64_t touched[2] = {0, 0};
+  for (std::size_t pass = 0; pass < 2; ++pass) {
+    for (const auto& x : hiddens) {
+      SparseVector nonzeros(hidden);
+      for (std::size_t i = 0; i < hidden; ++i) {
+        if (x[i] != 0.0f) nonzeros.push(static_cast<std::uint32_t>(i), x[i]);
+      }
+      std::vector<float> logits(vocab);
+      dense.multiply(x, logits);
+      EXPECT_EQ(head.argmax({x, nonzeros}, touched[pass]), argmax(logits)) << pass << ": " << x[0] << " " << x[1] << " " << x[2];
+    }
+  }
+  // The second pass was served from memory.
+  EXPECT_GT(touched[0], 0u);
+  EXPECT_EQ(touched[1], 0u);
+}
+
 // Every kernel variant this CPU runs computes what the baseline computes, bit for bit.
 TEST(FastKernelsTest, EveryVariantMatchesTheBaseline) {
   const auto variants = kernel_variants();
