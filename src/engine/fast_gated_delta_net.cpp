@@ -129,7 +129,7 @@ FastGatedDeltaNet::FastGatedDeltaNet(const Config& config, const Checkpoint& che
 // most max_columns input columns; a group's result is its parts' (few) non-zero outputs as
 // (channel, value bits) pairs.
 void FastGatedDeltaNet::group_key_parts() {
-  constexpr std::size_t memo_slots_log2 = 6;
+  constexpr std::size_t memo_slots_log2 = 8;
   constexpr std::size_t max_columns = 256;
   constexpr std::size_t max_outputs_per_part = 8;
   std::vector<std::vector<std::uint32_t>> group_parts;

@@ -84,7 +84,7 @@ class Residual {
 // (index, value bits) pairs, as the (index, value bits) pairs of its non-zero outputs.
 struct FastMlp {
   static constexpr std::size_t max_memo_entries = 64;
-  static constexpr std::size_t memo_slots_log2 = 6;
+  static constexpr std::size_t memo_slots_log2 = 8;
 
   FastMlp(ColumnMatrix gate_proj, ColumnMatrix up_proj, ColumnMatrix down_proj)
       : gate(std::move(gate_proj)),

@@ -11,7 +11,7 @@ Memo::Memo(std::size_t max_key, std::size_t max_result, std::size_t slots_log2)
       mask_((std::size_t{1} << slots_log2) - 1),
       stride_(2 + max_key + max_result),
       hashes_(mask_ + 1, 0),
-      words_((mask_ + 1) * stride_, 0) {}
+      words_(std::make_unique_for_overwrite<std::uint32_t[]>((mask_ + 1) * stride_)) {}
 
 std::uint64_t Memo::hash(std::span<const std::uint32_t> key) {
   std::uint64_t hash = 0x9e3779b97f4a7c15ull ^ key.size();

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -28,15 +29,17 @@ class Memo {
 
  private:
   std::size_t slot(std::uint64_t hash) const { return (hash >> 32) & mask_; }
-  std::uint32_t* words(std::size_t slot) { return words_.data() + slot * stride_; }
-  const std::uint32_t* words(std::size_t slot) const { return words_.data() + slot * stride_; }
+  std::uint32_t* words(std::size_t slot) { return words_.get() + slot * stride_; }
+  const std::uint32_t* words(std::size_t slot) const { return words_.get() + slot * stride_; }
 
   std::size_t max_key_;
   std::size_t max_result_;
   std::size_t mask_;
   std::size_t stride_;                 // per slot: key length, result length, key, result
   std::vector<std::uint64_t> hashes_;  // per slot, 0 when empty (hash() is never 0)
-  std::vector<std::uint32_t> words_;
+  // Left uninitialised: a slot's words are read only once it has been written, so a large memo
+  // occupies memory only for the slots it uses.
+  std::unique_ptr<std::uint32_t[]> words_;
 };
 
 }  // namespace rvformer::engine
