@@ -91,6 +91,21 @@ TEST_F(WeightsCommands, VerifyReportsACleanLockstepRun) {
   EXPECT_THAT(result.standard_error, HasSubstr("free run clean: 20 instructions, 1 state checks, ended with instruction limit"));
 }
 
+TEST_F(WeightsCommands, VerifyGoesOnFromACheckpointAndRefusesAnotherProgramsOne) {
+  const std::string checkpoint = path("hello.checkpoint");
+  ProcessResult result = rvformer({"verify", "--checkpoint", checkpoint, "--checkpoint-every", "1500", "--max-instructions", "3100"});
+  EXPECT_EQ(result.exit_status, 0) << result.standard_error;
+  EXPECT_THAT(result.standard_error, HasSubstr("checkpoint at 3000 instructions saved to " + checkpoint));
+  result = rvformer({"verify", "--checkpoint", checkpoint});
+  EXPECT_EQ(result.exit_status, 0) << result.standard_error;
+  EXPECT_THAT(result.standard_error, HasSubstr("resuming from " + checkpoint + " at 3000 instructions"));
+  EXPECT_THAT(last_line(result.standard_error), HasSubstr("lockstep clean: 3913 instructions"));
+  EXPECT_THAT(result.standard_output, HasSubstr("6 * 7 = 42"));
+  result = rvformer({"verify", "--checkpoint", checkpoint, write_source("other.c", "int main(void) { return 3; }\n")});
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_THAT(result.standard_error, HasSubstr("the checkpoint belongs to another program"));
+}
+
 TEST_F(WeightsCommands, CompileRefusesToReplaceADirectoryThatIsNotAMachine) {
   std::filesystem::create_directories(path("precious"));
   std::ofstream(path("precious/notes.txt")) << "keep me\n";

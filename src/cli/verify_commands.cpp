@@ -9,7 +9,9 @@
 
 #include "cli/commands.h"
 #include "cli/weights.h"
+#include "driver/run_checkpoint.h"
 #include "driver/trace_protocol.h"
+#include "support/error.h"
 #include "program/memory_map.h"
 #include "toolchain/program_loader.h"
 #include "toolchain/source_tree.h"
@@ -23,8 +25,34 @@ struct VerifyOptions {
   bool free_run = false;
   std::uint64_t check_every = 1;
   std::uint64_t max_instructions = ~std::uint64_t{0};
+  std::optional<std::filesystem::path> checkpoint;
+  std::uint64_t checkpoint_every = 1'000'000;
   WeightsOptions weights;
 };
+
+// With --checkpoint FILE: an existing FILE is where the run goes on from (it must belong to this
+// machine and this program); the run then saves FILE every --checkpoint-every instructions.
+void set_up_checkpoints(const VerifyOptions& options, const program::ProgramImage& image, LoadedMachine& loaded,
+                        verify::LockstepOptions& lockstep) {
+  if (!options.checkpoint) return;
+  const std::filesystem::path& file = *options.checkpoint;
+  const std::uint64_t digest = driver::program_digest(image);
+  if (std::filesystem::exists(file)) {
+    auto [checkpoint, state] = driver::read_run_checkpoint(file, loaded.config());
+    if (checkpoint.machine_fingerprint != loaded.info.fingerprint)
+      fail("{}: the checkpoint belongs to another compiled machine (fingerprint {:016x}, this one {:016x})",
+           file.string(), checkpoint.machine_fingerprint, loaded.info.fingerprint);
+    if (checkpoint.program_digest != digest) fail("{}: the checkpoint belongs to another program", file.string());
+    print_progress(fmt::format("resuming from {} at {} instructions", file.string(), checkpoint.position.instructions));
+    lockstep.resume_from = checkpoint.position;
+    loaded.adopt_state(std::move(state));
+  }
+  lockstep.checkpoint_every = options.checkpoint_every;
+  lockstep.checkpoint = [&loaded, file, digest](const driver::RunPosition& position) {
+    driver::save_run_checkpoint(file, {position, loaded.info.fingerprint, digest}, loaded.token_machine->state());
+    print_progress(fmt::format("checkpoint at {} instructions saved to {}", position.instructions, file.string()));
+  };
+}
 
 int verify_command(const VerifyOptions& options) {
   std::filesystem::path program =
@@ -35,7 +63,9 @@ int verify_command(const VerifyOptions& options) {
 
   auto start = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  verify::LockstepOptions lockstep{
+  verify::LockstepOptions lockstep;
+  auto resumed_at = [&lockstep] { return lockstep.resume_from ? lockstep.resume_from->instructions : 0; };
+  lockstep = {
       .free_run = options.free_run,
       .check_every = options.check_every,
       .max_instructions = options.max_instructions,
@@ -43,7 +73,8 @@ int verify_command(const VerifyOptions& options) {
         std::fputc(byte, stdout);
         if (byte == '\n') std::fflush(stdout);
       },
-      .progress = [&](std::uint64_t n) { print_progress(fmt::format("{} instructions clean ({:.0f}/s)", n, n / seconds())); }};
+      .progress = [&](std::uint64_t n) { print_progress(fmt::format("{} instructions clean ({:.0f}/s)", n, (n - resumed_at()) / seconds())); }};
+  set_up_checkpoints(options, image, loaded, lockstep);
   verify::LockstepReport report = verify::run_lockstep(*loaded.machine, loaded.info.bank_heads, *loaded.token_machine, image, lockstep);
   std::fflush(stdout);
   std::string mode = options.free_run ? "free run" : "lockstep";
@@ -69,6 +100,11 @@ void add_verify_command(CLI::App& app, Action& action) {
                      "Compare PC and registers after every N retired instructions (default 1)")
       ->check(CLI::PositiveNumber);
   verify->add_option("--max-instructions", options->max_instructions, "Stop (cleanly) after N instructions");
+  verify->add_option("--checkpoint", options->checkpoint,
+                     "Save the run to FILE as it goes (atomically), and go on from FILE if it exists");
+  verify->add_option("--checkpoint-every", options->checkpoint_every,
+                     "Instructions between checkpoints (default 1000000)")
+      ->check(CLI::PositiveNumber);
   add_weights_options(*verify, options->weights);
   verify->callback([options, &action] { action = [options] { return verify_command(*options); }; });
 }

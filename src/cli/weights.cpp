@@ -34,4 +34,11 @@ LoadedMachine load_machine(const WeightsOptions& options) {
   return loaded;
 }
 
+void LoadedMachine::adopt_state(engine::State state) {
+  if (dense)
+    token_machine = std::make_unique<driver::ModelMachine>(*dense, std::move(state));
+  else
+    token_machine = std::make_unique<driver::FastModelMachine>(*fast, std::move(state));
+}
+
 }  // namespace rvformer::cli

@@ -30,6 +30,10 @@ struct LoadedMachine {
   std::unique_ptr<engine::Model> dense;
   std::unique_ptr<engine::FastModel> fast;
   std::unique_ptr<driver::StatefulTokenMachine> token_machine;  // fresh state, ready for a program
+
+  const engine::Config& config() const { return dense ? dense->config() : fast->config(); }
+  // Replaces the token machine with one that goes on from `state` (a resumed run).
+  void adopt_state(engine::State state);
 };
 
 // Finds (compiling on first use) and loads the compiled machine, printing progress on stderr.

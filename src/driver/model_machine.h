@@ -18,6 +18,7 @@ class StatefulTokenMachine : public TokenMachine {
 class ModelMachine : public StatefulTokenMachine {
  public:
   explicit ModelMachine(const engine::Model& model) : model_(model), state_(model.new_state()) {}
+  ModelMachine(const engine::Model& model, engine::State state) : model_(model), state_(std::move(state)) {}
   std::uint32_t feed(std::uint32_t token) override { return model_.decode_argmax(state_, token); }
   const engine::State& state() const override { return state_; }
 
@@ -29,6 +30,7 @@ class ModelMachine : public StatefulTokenMachine {
 class FastModelMachine : public StatefulTokenMachine {
  public:
   explicit FastModelMachine(engine::FastModel& model) : model_(model), state_(model.new_state()) {}
+  FastModelMachine(engine::FastModel& model, engine::State state) : model_(model), state_(model.adopt(std::move(state))) {}
   std::uint32_t feed(std::uint32_t token) override { return model_.decode_argmax(state_, token); }
   const engine::State& state() const override { return state_.state(); }
 

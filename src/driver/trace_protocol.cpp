@@ -56,14 +56,23 @@ RunResult run_program(TokenMachine& machine, const program::ProgramImage& image,
     if (options.on_token) options.on_token(token);
     return machine.feed(token);
   };
-  std::vector<std::uint32_t> load = program_load_tokens(image);
-  result.load_tokens = load.size() - 1;  // the final JUMP(entry) is the first step of the program
-  for (std::size_t i = 0; i + 1 < load.size(); ++i) feed(load[i]);
-
   // The driver mirrors the machine's step counter only to tell a resync JUMP (issued after
   // kResyncAt sequential steps, retiring nothing) from the JUMP of a jump instruction.
   int steps_since_jump = 0;
-  std::uint32_t token = load.back();
+  std::uint32_t token = 0;
+  if (options.resume_from) {
+    const RunPosition& from = *options.resume_from;
+    token = from.next_token;
+    steps_since_jump = from.steps_since_jump;
+    result.instructions = from.instructions;
+    result.trace_tokens = from.trace_tokens;
+    result.load_tokens = from.load_tokens;
+  } else {
+    std::vector<std::uint32_t> load = program_load_tokens(image);
+    result.load_tokens = load.size() - 1;  // the final JUMP(entry) is the first step of the program
+    for (std::size_t i = 0; i + 1 < load.size(); ++i) feed(load[i]);
+    token = load.back();
+  }
   bool stopped = false;
   auto retire = [&] {
     ++result.instructions;
@@ -72,8 +81,10 @@ RunResult run_program(TokenMachine& machine, const program::ProgramImage& image,
   for (;;) {
     if (result.instructions >= options.max_instructions) {
       result.pending_token = token;
+      result.steps_since_jump = steps_since_jump;
       return result;
     }
+    const std::uint64_t retired_before = result.instructions;
     cpu::TraceToken fed = cpu::decode_token(token);
     if (fed.kind == TokenKind::kJump) steps_since_jump = 0;
     if (fed.kind == TokenKind::kVal || fed.kind == TokenKind::kOut) ++steps_since_jump;
@@ -126,6 +137,9 @@ RunResult run_program(TokenMachine& machine, const program::ProgramImage& image,
       return result;
     }
     token = next;
+    if (options.checkpoint && result.instructions != retired_before &&
+        result.instructions % options.checkpoint_every == 0)
+      options.checkpoint({token, steps_since_jump, result.instructions, result.trace_tokens, result.load_tokens});
   }
 }
 

@@ -35,6 +35,16 @@ struct TrapReport {
   std::uint32_t address = 0;
 };
 
+// Where a run stands between two passes: with the model's state at that moment, enough to go on
+// later (RunOptions::resume_from).
+struct RunPosition {
+  std::uint32_t next_token = 0;  // emitted by the last pass, not yet fed back
+  int steps_since_jump = 0;      // the driver's mirror of the machine's step counter
+  std::uint64_t instructions = 0;
+  std::uint64_t trace_tokens = 0;
+  std::uint64_t load_tokens = 0;
+};
+
 struct RunResult {
   RunEnd end = RunEnd::kInstructionLimit;
   std::uint32_t exit_code = 0;   // the low 8 bits of the code the program stored (POSIX status)
@@ -43,6 +53,8 @@ struct RunResult {
   std::uint64_t trace_tokens = 0;  // passes after loading, the token that started the program included
   std::uint64_t load_tokens = 0;
   std::uint32_t pending_token = 0;  // kInstructionLimit: the last token emitted, not fed back
+  int steps_since_jump = 0;
+  RunPosition position() const { return {pending_token, steps_since_jump, instructions, trace_tokens, load_tokens}; }
 };
 
 struct RunOptions {
@@ -56,9 +68,16 @@ struct RunOptions {
   // already in the state.
   std::function<bool()> after_pass;
   std::function<bool(std::uint64_t)> on_retired;
+  // Long runs: after every `checkpoint_every`-th retired instruction, `checkpoint` gets the position
+  // to resume from; the model's state at that moment belongs with it.
+  std::uint64_t checkpoint_every = 0;
+  std::function<void(const RunPosition&)> checkpoint;
+  // Goes on from a checkpoint instead of loading the image; the model must already hold the state
+  // saved with that position.
+  std::optional<RunPosition> resume_from;
 };
 
-// Loads and runs `image` on `machine`. Throws rvformer::Error if the stream breaks the protocol.
+// Loads (or resumes) and runs `image` on `machine`. Throws rvformer::Error if the stream breaks the protocol.
 RunResult run_program(TokenMachine& machine, const program::ProgramImage& image, const RunOptions& options);
 
 // The same one-line description of a trap the golden machine gives ("illegal instruction at pc

@@ -10,6 +10,7 @@
 
 #include "driver/trace_protocol.h"
 #include "emulator/emulator.h"
+#include "support/error.h"
 #include "verify/machine_state.h"
 
 namespace rvformer::verify {
@@ -26,7 +27,11 @@ class Lockstep {
                            .console = [this](std::uint8_t byte) { console_byte_ = byte; },
                            .on_token = nullptr,
                            .after_pass = [this] { return after_pass(); },
-                           .on_retired = [this](std::uint64_t) { return retire(); }};
+                           .on_retired = [this](std::uint64_t) { return retire(); },
+                           .checkpoint_every = options_.checkpoint_every,
+                           .checkpoint = options_.checkpoint,
+                           .resume_from = options_.resume_from};
+    if (options_.resume_from) catch_up(options_.resume_from->instructions);
     driver::RunResult result = driver::run_program(model_, image_, run);
     if (!report_.difference) compare_ending(result);
     if (!report_.difference && options_.free_run && result.end != driver::RunEnd::kInstructionLimit)
@@ -39,6 +44,15 @@ class Lockstep {
     report_.difference = fmt::format("after {} instructions (golden pc 0x{:08x}): {}", report_.instructions,
                                      golden_.pc(), what);
     return false;
+  }
+
+  // A resumed run: the golden machine reruns the instructions the checkpoint has behind it.
+  void catch_up(std::uint64_t instructions) {
+    emulator::RunResult result = golden_.run(instructions, [](std::uint8_t) {});
+    if (result.reason != emulator::StopReason::kInstructionLimit)
+      fail("the checkpoint is {} instructions into the run, but the program ends after {}", instructions,
+           golden_.instructions_retired());
+    report_.instructions = instructions;
   }
 
   bool after_pass() {

@@ -23,6 +23,11 @@ struct LockstepOptions {
   std::uint64_t max_instructions = ~std::uint64_t{0};
   std::function<void(std::uint8_t)> console;
   std::function<void(std::uint64_t instructions)> progress;  // called every 2^16 instructions
+  // Long runs (driver::RunOptions): go on from a checkpoint, whose state the model must already
+  // hold, and save new ones along the way.
+  std::optional<driver::RunPosition> resume_from;
+  std::uint64_t checkpoint_every = 0;
+  std::function<void(const driver::RunPosition&)> checkpoint;
 };
 
 struct LockstepReport {

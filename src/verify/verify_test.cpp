@@ -10,6 +10,7 @@
 #include "compiler/physical.h"
 #include "driver/compiled_machine.h"
 #include "driver/model_machine.h"
+#include "driver/run_checkpoint.h"
 #include "emulator/emulator.h"
 #include "emulator/random_program.h"
 #include "program/elf_loader.h"
@@ -121,6 +122,34 @@ TEST_F(Verify, RandomInstructionStreamsRunInLockstep) {
     if (info.op != emulator::Op::kFence) {
       EXPECT_TRUE(covered.contains(info.op)) << info.name << " never ran";
     }
+}
+
+// A run saved at a checkpoint and resumed in a fresh model machine ends exactly like the run that
+// went through in one go: the same ending, instruction count and final state, bit for bit.
+TEST_F(Verify, AResumedRunEndsInTheSameStateAsAnUninterruptedOne) {
+  auto image = toolchain::compile_test_program("every_unit", kEveryUnit);
+  driver::FastModelMachine straight(*model_);
+  LockstepReport expected = run_lockstep(*machine_, *bank_heads_, straight, image, {});
+  ASSERT_FALSE(expected.difference) << *expected.difference;
+
+  auto file = std::filesystem::path(::testing::TempDir()) / "every_unit.checkpoint";
+  const std::uint64_t digest = driver::program_digest(image);
+  driver::FastModelMachine first(*model_);
+  LockstepOptions saving{.max_instructions = 250, .checkpoint_every = 100, .checkpoint = [&](const driver::RunPosition& p) {
+    driver::save_run_checkpoint(file, {p, 7, digest}, first.state());
+  }};
+  ASSERT_FALSE(run_lockstep(*machine_, *bank_heads_, first, image, saving).difference);
+
+  auto [checkpoint, state] = driver::read_run_checkpoint(file, model_->config());
+  EXPECT_EQ(checkpoint.position.instructions, 200u);
+  EXPECT_EQ(checkpoint.program_digest, digest);
+  driver::FastModelMachine resumed(*model_, std::move(state));
+  LockstepReport report = run_lockstep(*machine_, *bank_heads_, resumed, image, {.resume_from = checkpoint.position});
+  EXPECT_FALSE(report.difference) << *report.difference;
+  EXPECT_EQ(report.ending, expected.ending);
+  EXPECT_EQ(report.instructions, expected.instructions);
+  EXPECT_TRUE(resumed.state() == straight.state());
+  std::filesystem::remove(file);
 }
 
 // Runs the fast model and flips one bit of register x10's stored value after a given pass, as a
