@@ -28,7 +28,8 @@ void SparseVector::assign_words(std::span<const std::uint32_t> words) {
   for (std::size_t k = 0; k + 1 < words.size(); k += 2) push(words[k], std::bit_cast<float>(words[k + 1]));
 }
 
-BlockVector::BlockVector(std::size_t size) : size_(size), values_(block_count(size) * block_lanes, 0.0f) {
+BlockVector::BlockVector(std::size_t size)
+    : size_(size), values_(block_count(size) * block_lanes, 0.0f), written_(block_count(size)) {
   blocks_.reserve(block_count(size));
   merged_.reserve(block_count(size));
 }
@@ -67,6 +68,16 @@ void BlockVector::mark(std::span<const std::uint32_t> sorted_blocks) {
 }
 
 void BlockVector::mark_all() { mark_range(0, size_); }
+
+void BlockVector::mark_written() {
+  const std::span<std::uint64_t> words = written_.words();
+  for (std::size_t w = 0; w < words.size(); ++w) {
+    for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
+      mark(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits))));
+    }
+    words[w] = 0;
+  }
+}
 
 void BlockVector::add(const BlockVector& other) {
   for (std::uint32_t block : other.blocks_) {

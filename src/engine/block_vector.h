@@ -124,6 +124,28 @@ class SparseVector {
   mutable float largest_ = 0.0f;
 };
 
+// A set of block indices as a bitset.
+class BlockSet {
+ public:
+  BlockSet() = default;
+  explicit BlockSet(std::size_t blocks) : words_((blocks + 63) / 64, 0) {}
+
+  void insert(std::size_t block) { words_[block / 64] |= std::uint64_t{1} << (block % 64); }
+  bool contains(std::size_t block) const { return (words_[block / 64] >> (block % 64)) & 1; }
+  void clear();
+  // The smallest block not in the set (at least the capacity given when every block is in it).
+  std::size_t first_missing() const;
+  // The members in increasing order, appended to `out` (cleared first).
+  void list(std::vector<std::uint32_t>& out) const;
+  // Bit b % 64 of word b / 64 is block b.
+  std::span<const std::uint64_t> words() const { return words_; }
+  std::span<std::uint64_t> words() { return words_; }
+  bool operator==(const BlockSet&) const = default;
+
+ private:
+  std::vector<std::uint64_t> words_;
+};
+
 // A vector of `size` floats whose blocks outside blocks() are all +0. Writers mark a block before
 // writing to it; clear() zeroes only the marked blocks.
 class BlockVector {
@@ -149,6 +171,11 @@ class BlockVector {
   void mark_range(std::size_t begin, std::size_t end);
   void mark(std::span<const std::uint32_t> sorted_blocks);
   void mark_all();
+  // A set over this vector's blocks, empty between uses, in which a product records the blocks it
+  // writes before mark_written() marks them.
+  BlockSet& written() { return written_; }
+  // Marks the blocks recorded in written() (after the blocks marked so far) and empties it.
+  void mark_written();
   // The largest |value| (+∞ when a value is not finite).
   float largest_magnitude() const;
 
@@ -163,28 +190,7 @@ class BlockVector {
   BlockFloats values_;  // whole blocks; lanes past size_ stay +0
   std::vector<std::uint32_t> blocks_;
   std::vector<std::uint32_t> merged_;  // scratch for add()
-};
-
-// A set of block indices as a bitset.
-class BlockSet {
- public:
-  BlockSet() = default;
-  explicit BlockSet(std::size_t blocks) : words_((blocks + 63) / 64, 0) {}
-
-  void insert(std::size_t block) { words_[block / 64] |= std::uint64_t{1} << (block % 64); }
-  bool contains(std::size_t block) const { return (words_[block / 64] >> (block % 64)) & 1; }
-  void clear();
-  // The smallest block not in the set (at least the capacity given when every block is in it).
-  std::size_t first_missing() const;
-  // The members in increasing order, appended to `out` (cleared first).
-  void list(std::vector<std::uint32_t>& out) const;
-  // Bit b % 64 of word b / 64 is block b.
-  std::span<const std::uint64_t> words() const { return words_; }
-  std::span<std::uint64_t> words() { return words_; }
-  bool operator==(const BlockSet&) const = default;
-
- private:
-  std::vector<std::uint64_t> words_;
+  BlockSet written_;
 };
 
 }  // namespace rvformer::engine

@@ -148,6 +148,12 @@ double ColumnMatrix::output_bound(const SparseInput& x) const {
 
 std::size_t ColumnMatrix::multiply(const SparseInput& x, BlockVector& y) const {
   y.clear();
+  if (parts() == 1 && !needs_every_row(x)) {
+    // Only the blocks written can hold anything but +0.
+    const std::size_t touched = accumulate_part(x, 0, y.data(), &y.written());
+    y.mark_written();
+    return touched;
+  }
   if (needs_every_row(x)) {
     y.mark_all();
   } else {

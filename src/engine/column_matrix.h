@@ -55,7 +55,8 @@ class ColumnMatrix {
     return {part_columns_.data() + part_column_begin_[part], part_column_begin_[part + 1] - part_column_begin_[part]};
   }
 
-  // y = W·x: clears y (rows() values), marks the blocks the product can reach and fills them.
+  // y = W·x: clears y (rows() values), fills it and marks the blocks it wrote (a matrix in parts, or
+  // a non-finite product: the blocks the product can reach).
   // Returns the number of non-zero weights multiplied.
   std::size_t multiply(const SparseInput& x, BlockVector& y) const;
   // Adds W·x to the rows of one part, y_rows[r − part_begin] for row r (whole blocks: y_rows is
