@@ -24,8 +24,12 @@ void SparseVector::append_words(std::vector<std::uint32_t>& words) const {
 }
 
 void SparseVector::assign_words(std::span<const std::uint32_t> words) {
-  clear();
-  for (std::size_t k = 0; k + 1 < words.size(); k += 2) push(words[k], std::bit_cast<float>(words[k + 1]));
+  const std::size_t count = words.size() / 2;
+  for (std::size_t k = 0; k < count; ++k) {
+    index_[k] = words[2 * k];
+    value_[k] = std::bit_cast<float>(words[2 * k + 1]);
+  }
+  set_size(count);
 }
 
 BlockVector::BlockVector(std::size_t size)

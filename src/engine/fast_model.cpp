@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
-#include <iterator>
 #include <cmath>
 #include <optional>
 #include <variant>
@@ -49,33 +48,40 @@ struct NormWeights {
 // weight and skips or adds the ±0 product.
 class Residual {
  public:
-  explicit Residual(std::size_t size) : values_(size, 0.0f) {}
+  explicit Residual(std::size_t size) : values_(size, 0.0f), nonzeros_(size), merged_(size) {}
 
   std::span<const float> values() const { return values_; }
-  std::span<const std::uint32_t> nonzeros() const { return nonzeros_; }
+  std::span<const std::uint32_t> nonzeros() const { return {nonzeros_.data(), count_}; }
 
   void assign(std::span<const std::uint32_t> indices, std::span<const float> values) {
-    for (std::uint32_t i : nonzeros_) values_[i] = 0.0f;
-    nonzeros_.assign(indices.begin(), indices.end());
+    for (std::uint32_t i : nonzeros()) values_[i] = 0.0f;
+    std::copy(indices.begin(), indices.end(), nonzeros_.begin());
+    count_ = indices.size();
     for (std::size_t k = 0; k < indices.size(); ++k) values_[indices[k]] = values[k];
   }
 
   // this += update, over the update's non-zero entries (adding ±0 changes nothing but a zero's
-  // sign); entries that cancel to zero leave the list.
+  // sign); entries that cancel to zero leave the list. One merge of the two increasing lists.
   void add(const SparseVector& update) {
-    for (std::size_t k = 0; k < update.size(); ++k) values_[update.index(k)] += update.value(k);
-    merged_.clear();
-    std::set_union(nonzeros_.begin(), nonzeros_.end(), update.indices().begin(), update.indices().end(),
-                   std::back_inserter(merged_));
-    nonzeros_.clear();
-    for (std::uint32_t i : merged_) {
-      if (values_[i] != 0.0f) nonzeros_.push_back(i);
+    std::uint32_t* out = merged_.data();
+    const std::uint32_t* old = nonzeros_.data();
+    const std::uint32_t* old_end = old + count_;
+    for (std::size_t k = 0; k < update.size(); ++k) {
+      const std::uint32_t i = update.index(k);
+      while (old != old_end && *old < i) *out++ = *old++;
+      if (old != old_end && *old == i) ++old;
+      values_[i] += update.value(k);
+      if (values_[i] != 0.0f) *out++ = i;
     }
+    while (old != old_end) *out++ = *old++;
+    count_ = static_cast<std::size_t>(out - merged_.data());
+    std::swap(nonzeros_, merged_);
   }
 
  private:
   std::vector<float> values_;
-  std::vector<std::uint32_t> nonzeros_;
+  std::vector<std::uint32_t> nonzeros_;  // the first count_ entries
+  std::size_t count_ = 0;
   std::vector<std::uint32_t> merged_;
 };
 
@@ -269,12 +275,17 @@ void FastModel::Impl::normalise(const NormWeights& norm) {
   normed_nonzeros.clear();
   normed_is_dense = !(std::isfinite(scale) && norm.finite);
   if (!normed_is_dense) {
+    const NonzeroSink sink = normed_nonzeros.sink();
+    std::size_t count = 0;
     for (std::uint32_t i : hidden.nonzeros()) {
       const float y = (values[i] * scale) * norm.one_plus_weight[i];
       if (y == 0.0f) continue;
       normed[i] = y;
-      normed_nonzeros.push(i, y);
+      sink.index[count] = i;
+      sink.value[count] = y;
+      ++count;
     }
+    normed_nonzeros.set_size(count);
     return;
   }
   rms_norm_zero_centred(values, norm.weight, eps, normed);

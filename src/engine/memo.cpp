@@ -13,9 +13,21 @@ Memo::Memo(std::size_t max_key, std::size_t max_result, std::size_t slots_log2)
       hashes_(mask_ + 1, 0),
       words_(std::make_unique_for_overwrite<std::uint32_t[]>((mask_ + 1) * stride_)) {}
 
+// Four independent multiply-xor chains over pairs of words (a single chain is bound by the
+// multiplier's latency), folded at the end.
 std::uint64_t Memo::hash(std::span<const std::uint32_t> key) {
-  std::uint64_t hash = 0x9e3779b97f4a7c15ull ^ key.size();
-  for (std::uint32_t word : key) hash = (hash ^ word) * 0xbf58476d1ce4e5b9ull;
+  std::uint64_t lanes[4] = {0x9e3779b97f4a7c15ull ^ key.size(), 0x6a09e667f3bcc909ull, 0xbb67ae8584caa73bull,
+                            0x3c6ef372fe94f82bull};
+  std::size_t k = 0;
+  for (; k + 8 <= key.size(); k += 8) {
+    for (std::size_t lane = 0; lane < 4; ++lane) {
+      const std::uint64_t pair = key[k + 2 * lane] | std::uint64_t{key[k + 2 * lane + 1]} << 32;
+      lanes[lane] = (lanes[lane] ^ pair) * 0xbf58476d1ce4e5b9ull;
+    }
+  }
+  for (; k < key.size(); ++k) lanes[k % 4] = (lanes[k % 4] ^ key[k]) * 0x94d049bb133111ebull;
+  std::uint64_t hash = lanes[0];
+  for (std::size_t lane = 1; lane < 4; ++lane) hash = (hash ^ (hash >> 29) ^ lanes[lane]) * 0xbf58476d1ce4e5b9ull;
   return (hash ^ (hash >> 31)) | 1;  // odd: never the empty mark 0
 }
 
