@@ -241,28 +241,31 @@ void FastGatedDeltaNet::step(GatedDeltaNetState& state, GatedDeltaNetTracking& t
   // clean state, given finite inputs and z: nothing (no write, a ±0 read-out that the gated norm
   // keeps ±0 and out_proj skips). Such heads are only counted.
   const bool idle_heads_vanish = inputs_finite && z_finite && zero_reads_vanish_;
-  for (std::size_t head = 0; head < value_heads_; ++head) {
-    const auto& input = s.key_heads[head / (value_heads_ / key_heads_)];
-    std::uint8_t& clean = tracking.clean_heads[head];
-    if (idle_heads_vanish && input.key.empty() && input.query.empty() && clean && unit_decay_at_zero_[head] &&
-        s.a.data()[head] == 0.0f) {
-      ++counters.idle_heads;
-      continue;
+  const std::size_t heads_per_key = value_heads_ / key_heads_;
+  for (std::size_t key_head = 0; key_head < key_heads_; ++key_head) {
+    const KeyHeadInput& input = s.key_heads[key_head];
+    const bool quiet = idle_heads_vanish && input.key.empty() && input.query.empty();
+    for (std::size_t head = key_head * heads_per_key; head < (key_head + 1) * heads_per_key; ++head) {
+      std::uint8_t& clean = tracking.clean_heads[head];
+      if (quiet && clean && unit_decay_at_zero_[head] && s.a.data()[head] == 0.0f) {
+        ++counters.idle_heads;
+        continue;
+      }
+      const std::span<float> head_state = this->head_state(state, head);
+      const float alpha = decay(head, s.a.data()[head]);
+      // α = 1 exactly makes the decay S·α = S for every S, so skipping it is exact.
+      const bool sparse = clean && alpha == 1.0f && inputs_finite;
+      if (lazy && !(sparse && input.key.empty())) project_value_head(head, tracking, x, s, counters);
+      bool read_is_zero = false;
+      if (sparse && sparse_head(head, input, head_state, clean, s, read_is_zero)) {
+        ++(input.key.empty() && input.query.empty() ? counters.idle_heads : counters.sparse_heads);
+      } else {
+        reference_head(head, alpha, head_state, tracking, x, s, counters);
+        clean = is_clean(head_state);
+        ++counters.reference_heads;
+      }
+      gate_head(head, read_is_zero, z_finite, z_by_head, x, s, counters);
     }
-    const std::span<float> head_state = this->head_state(state, head);
-    const float alpha = decay(head, s.a.data()[head]);
-    // α = 1 exactly makes the decay S·α = S for every S, so skipping it is exact.
-    const bool sparse = clean && alpha == 1.0f && inputs_finite;
-    if (lazy && !(sparse && input.key.empty())) project_value_head(head, tracking, x, s, counters);
-    bool read_is_zero = false;
-    if (sparse && sparse_head(head, head_state, clean, s, read_is_zero)) {
-      ++(input.key.empty() && input.query.empty() ? counters.idle_heads : counters.sparse_heads);
-    } else {
-      reference_head(head, alpha, head_state, tracking, x, s, counters);
-      clean = is_clean(head_state);
-      ++counters.reference_heads;
-    }
-    gate_head(head, read_is_zero, z_finite, z_by_head, x, s, counters);
   }
   s.gated.gather(s.gated_nonzeros);
   counters.weights += out_.multiply({s.gated.values(), s.gated_nonzeros}, out);
@@ -521,9 +524,8 @@ const float* FastGatedDeltaNet::head_value(const GatedDeltaNetScratch& s, std::s
 // terms are S·(±0) = ±0); with finite δ the write changes only those rows (elsewhere S + (±0) = S, as S
 // holds no −0); the read sums over the query's non-zero rows, or over every row once the write has
 // left a non-finite value (then S·(±0) may be NaN). A zero key writes nothing: δ = v·β is finite.
-bool FastGatedDeltaNet::sparse_head(std::size_t head, std::span<float> state, std::uint8_t& clean,
-                                    GatedDeltaNetScratch& s, bool& read_is_zero) const {
-  const KeyHeadInput& input = s.key_heads[head / (value_heads_ / key_heads_)];
+bool FastGatedDeltaNet::sparse_head(std::size_t head, const KeyHeadInput& input, std::span<float> state,
+                                    std::uint8_t& clean, GatedDeltaNetScratch& s, bool& read_is_zero) const {
   const std::size_t dim = value_head_dim_;
   if (!input.key.empty()) {
     const float beta = sigmoid(s.b.data()[head]);

@@ -170,8 +170,8 @@ class FastGatedDeltaNet {
   const float* head_value(const GatedDeltaNetScratch& s, std::size_t head) const;
   std::size_t value_part(std::size_t head) const { return 2 * key_heads_ + head; }
   // The clean-state path; false (state untouched) when δ turns out not finite.
-  bool sparse_head(std::size_t head, std::span<float> state, std::uint8_t& clean, GatedDeltaNetScratch& s,
-                   bool& read_is_zero) const;
+  bool sparse_head(std::size_t head, const KeyHeadInput& input, std::span<float> state, std::uint8_t& clean,
+                   GatedDeltaNetScratch& s, bool& read_is_zero) const;
   void reference_head(std::size_t head, float alpha, std::span<float> state, const GatedDeltaNetTracking& tracking,
                       const SparseInput& x, GatedDeltaNetScratch& s, GatedDeltaNetCounters& counters) const;
   // The gated RMSNorm of one head's read-out into s.gated. With z_by_head, s.z is +0 and this
