@@ -57,6 +57,7 @@ GatedDeltaNetScratch::GatedDeltaNetScratch(const Config& config)
       recall(config.linear_value_head_dim),
       delta(config.linear_value_head_dim),
       read(config.linear_value_head_dim),
+      read_lanes(config.linear_value_head_dim),
       dense_key(config.linear_key_head_dim),
       dense_query(config.linear_key_head_dim) {}
 
@@ -588,14 +589,21 @@ void FastGatedDeltaNet::gate_head(std::size_t head, bool read_is_zero, bool z_fi
   float* z = s.z.data() + offset;
   if (z_by_head) counters.weights += z_.accumulate_part(x, head, z, nullptr);
   float* out = s.gated.data() + offset;
-  float sum = 0.0f;
-  for (float value : s.read) {
-    if (value != 0.0f) sum += value * value;
+  // The lanes whose read-out is not ±0, listed without branches (they follow no pattern); the sum of
+  // squares runs over them in order (the others add +0).
+  std::uint32_t* lanes = s.read_lanes.data();
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < value_head_dim_; ++i) {
+    lanes[count] = static_cast<std::uint32_t>(i);
+    count += s.read[i] != 0.0f;
   }
+  float sum = 0.0f;
+  for (std::size_t k = 0; k < count; ++k) sum += s.read[lanes[k]] * s.read[lanes[k]];
   const float scale = inverse_rms_from_sum(sum, value_head_dim_, eps_);
   if (std::isfinite(scale) && norm_finite_ && z_finite) {
-    for (std::size_t i = 0; i < value_head_dim_; ++i) {
-      if (s.read[i] != 0.0f) out[i] = ((s.read[i] * scale) * norm_[i]) * fast_silu(z[i]);
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::size_t i = lanes[k];
+      out[i] = ((s.read[i] * scale) * norm_[i]) * fast_silu(z[i]);
     }
   } else {
     gated_rms_norm(s.read, norm_, std::span(z, value_head_dim_), eps_, std::span(out, value_head_dim_));

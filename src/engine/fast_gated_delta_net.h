@@ -103,6 +103,7 @@ struct GatedDeltaNetScratch {
   std::vector<std::uint32_t> active_list;
   std::vector<const float*> tap_inputs;  // per conv tap: the window slot or raw
   std::vector<float> recall, delta, read, dense_key, dense_query;
+  std::vector<std::uint32_t> read_lanes;  // of a head's read-out, the lanes that are not ±0
 };
 
 class FastGatedDeltaNet {
