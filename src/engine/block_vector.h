@@ -41,19 +41,17 @@ struct BlockAllocator {
 using BlockFloats = std::vector<float, BlockAllocator<float>>;
 
 namespace detail {
-// True when test(bits) is non-zero for some value's bit pattern; plain loops over integers
-// (vectorised, and independent of the floating-point environment).
+// True when test(bits) is non-zero for some value's bit pattern; a plain loop over integers without
+// early exit (vectorised, and independent of the floating-point environment).
 template <typename Test>
 bool any_value(const float* values, std::size_t count, Test test) {
-  for (std::size_t first = 0; first < count; first += block_lanes) {
-    const std::size_t lanes = count - first < block_lanes ? count - first : block_lanes;
-    std::uint32_t bits[block_lanes] = {};
-    std::memcpy(bits, values + first, lanes * sizeof(float));
-    std::uint32_t found = 0;
-    for (std::size_t lane = 0; lane < block_lanes; ++lane) found |= test(bits[lane]);
-    if (found != 0) return true;
+  std::uint32_t found = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, values + i, sizeof bits);
+    found |= test(bits);
   }
-  return false;
+  return found != 0;
 }
 }  // namespace detail
 
