@@ -52,17 +52,22 @@ class Residual {
 
   std::span<const float> values() const { return values_; }
   std::span<const std::uint32_t> nonzeros() const { return {nonzeros_.data(), count_}; }
+  // Changes whenever the values may have changed.
+  std::uint64_t version() const { return version_; }
 
   void assign(std::span<const std::uint32_t> indices, std::span<const float> values) {
     for (std::uint32_t i : nonzeros()) values_[i] = 0.0f;
     std::copy(indices.begin(), indices.end(), nonzeros_.begin());
     count_ = indices.size();
     for (std::size_t k = 0; k < indices.size(); ++k) values_[indices[k]] = values[k];
+    ++version_;
   }
 
   // this += update, over the update's non-zero entries (adding ±0 changes nothing but a zero's
   // sign); entries that cancel to zero leave the list. One merge of the two increasing lists.
   void add(const SparseVector& update) {
+    if (update.empty()) return;
+    ++version_;
     std::uint32_t* out = merged_.data();
     const std::uint32_t* old = nonzeros_.data();
     const std::uint32_t* old_end = old + count_;
@@ -83,6 +88,7 @@ class Residual {
   std::vector<std::uint32_t> nonzeros_;  // the first count_ entries
   std::size_t count_ = 0;
   std::vector<std::uint32_t> merged_;
+  std::uint64_t version_ = 0;
 };
 
 // An MLP, and a memo of its output: down(SiLU(gate(x))·up(x)) depends only on x at the columns
@@ -196,6 +202,8 @@ struct FastModel::Impl {
 
   // Working memory of one step.
   Residual hidden;
+  float hidden_scale = 0;                                 // RMSNorm's 1/rms of hidden ...
+  std::uint64_t scale_version = ~std::uint64_t{0};        // ... at this version of it
   std::vector<float> normed;  // +0 outside normed_nonzeros, unless normed_is_dense
   bool normed_is_dense = false;
   BlockVector update, gate, up, product;
@@ -264,9 +272,14 @@ void FastModel::Impl::check_input(const FastState& state, TokenId token) const {
 // weight) makes every entry count: the reference norm runs.
 void FastModel::Impl::normalise(const NormWeights& norm) {
   const auto values = hidden.values();
-  float sum = 0.0f;
-  for (std::uint32_t i : hidden.nonzeros()) sum += values[i] * values[i];
-  const float scale = inverse_rms_from_sum(sum, config.hidden_size, eps);
+  // A mixer or MLP that adds nothing leaves the hidden state, and so its scale, as it was.
+  if (hidden.version() != scale_version) {
+    float sum = 0.0f;
+    for (std::uint32_t i : hidden.nonzeros()) sum += values[i] * values[i];
+    hidden_scale = inverse_rms_from_sum(sum, config.hidden_size, eps);
+    scale_version = hidden.version();
+  }
+  const float scale = hidden_scale;
   if (normed_is_dense) {
     std::fill(normed.begin(), normed.end(), 0.0f);
   } else {
