@@ -91,8 +91,7 @@ void ColumnMatrix::build(std::span<const std::vector<std::uint32_t>> column_rows
     nonzero_count_ += rows.size();
     std::size_t k = 0;
     for (std::size_t part = 0; part < parts(); ++part) {
-      block_begin_.push_back(block_index_.size());
-      entry_begin_.push_back(entry_row_.size());
+      ranges_.push_back({block_index_.size(), entry_row_.size(), 0});
       const std::size_t begin = part_begin_[part];
       const std::size_t first_in_part = k;
       while (k < rows.size() && rows[k] < part_begin_[part + 1]) {
@@ -118,16 +117,15 @@ void ColumnMatrix::build(std::span<const std::vector<std::uint32_t>> column_rows
         }
         k = end;
       }
-      part_nonzeros_.push_back(static_cast<std::uint32_t>(k - first_in_part));
+      ranges_.back().nonzeros = k - first_in_part;
     }
   }
-  block_begin_.push_back(block_index_.size());
-  entry_begin_.push_back(entry_row_.size());
+  ranges_.push_back({block_index_.size(), entry_row_.size(), 0});
   for (std::size_t part = 0; part < parts(); ++part) {
     part_column_begin_.push_back(part_columns_.size());
     for (std::size_t col = 0; col < cols_; ++col) {
       const std::size_t i = index(col, part);
-      if (block_begin_[i] != block_begin_[i + 1] || entry_begin_[i] != entry_begin_[i + 1]) {
+      if (ranges_[i].nonzeros != 0) {
         part_columns_.push_back(static_cast<std::uint32_t>(col));
       }
     }
@@ -166,17 +164,17 @@ std::size_t ColumnMatrix::multiply(const SparseInput& x, BlockVector& y) const {
 
 std::size_t ColumnMatrix::accumulate_part(const SparseInput& x, std::size_t part, float* y_rows, BlockSet* written) const {
   const FastKernels& kernels = fast_kernels();
-  const ColumnStorage storage{parts(),           block_begin_.data(), block_index_.data(), block_values_.data(),
-                              entry_begin_.data(), entry_row_.data(),   entry_value_.data()};
+  const ColumnStorage storage{parts(),           ranges_.data(),    block_index_.data(),
+                              block_values_.data(), entry_row_.data(), entry_value_.data()};
   std::uint64_t* written_words = written != nullptr ? written->words().data() : nullptr;
   std::size_t touched = 0;
   if (!needs_every_row(x)) {
     const std::span<const std::uint32_t> columns = part_columns(part);
     if (columns.size() <= x.nonzeros.size()) {
-      for (std::uint32_t col : columns) touched += x.values[col] != 0.0f ? part_nonzeros_[index(col, part)] : 0;
+      for (std::uint32_t col : columns) touched += x.values[col] != 0.0f ? ranges_[index(col, part)].nonzeros : 0;
       kernels.accumulate(storage, part, columns.data(), nullptr, x.values.data(), columns.size(), y_rows, written_words);
     } else {
-      for (std::uint32_t col : x.nonzeros.indices()) touched += part_nonzeros_[index(col, part)];
+      for (std::uint32_t col : x.nonzeros.indices()) touched += ranges_[index(col, part)].nonzeros;
       kernels.accumulate(storage, part, x.nonzeros.indices().data(), x.nonzeros.values().data(), nullptr,
                          x.nonzeros.size(), y_rows, written_words);
     }
@@ -187,7 +185,7 @@ std::size_t ColumnMatrix::accumulate_part(const SparseInput& x, std::size_t part
   for (std::size_t k = 0; k < count; ++k) {
     const std::uint32_t col = has_nonfinite_weights_ ? static_cast<std::uint32_t>(k) : x.nonzeros.index(k);
     const float value = has_nonfinite_weights_ ? x.values[k] : x.nonzeros.value(k);
-    touched += part_nonzeros_[index(col, part)];
+    touched += ranges_[index(col, part)].nonzeros;
     if (std::isfinite(value)) {
       kernels.accumulate(storage, part, &col, &value, nullptr, 1, y_rows, written_words);
       continue;
@@ -203,13 +201,13 @@ std::size_t ColumnMatrix::accumulate_part(const SparseInput& x, std::size_t part
 void ColumnMatrix::accumulate_every_row(std::size_t col, float x, std::size_t part, float* y_rows) const {
   std::vector<float> weights(part_end(part) - part_begin(part), 0.0f);
   const std::size_t i = index(col, part);
-  for (std::size_t b = block_begin_[i]; b < block_begin_[i + 1]; ++b) {
+  for (std::size_t b = ranges_[i].block_begin; b < ranges_[i + 1].block_begin; ++b) {
     for (std::size_t lane = 0; lane < block_lanes; ++lane) {
       const std::size_t row = block_index_[b] * block_lanes + lane;
       if (row < weights.size()) weights[row] = block_values_[b * block_lanes + lane];
     }
   }
-  for (std::size_t e = entry_begin_[i]; e < entry_begin_[i + 1]; ++e) weights[entry_row_[e]] = entry_value_[e];
+  for (std::size_t e = ranges_[i].entry_begin; e < ranges_[i + 1].entry_begin; ++e) weights[entry_row_[e]] = entry_value_[e];
   for (std::size_t row = 0; row < weights.size(); ++row) y_rows[row] += weights[row] * x;
 }
 

@@ -88,13 +88,11 @@ class ColumnMatrix {
   bool has_nonfinite_weights_ = false;
   double max_row_magnitude_ = 0;  // max over rows of Σ|w|
   std::vector<std::size_t> part_begin_{0, 0};
-  std::vector<std::uint32_t> part_nonzeros_;  // per (column, part)
-  // Per (column, part), then the end: dense blocks (block index relative to the part, 16 values
-  // each) and single entries (row relative to the part, value).
-  std::vector<std::size_t> block_begin_;
+  // Per (column, part), then the end: where its dense blocks (block index relative to the part, 16
+  // values each) and single entries (row relative to the part, value) start.
+  std::vector<ColumnRange> ranges_;
   std::vector<std::uint32_t> block_index_;
   BlockFloats block_values_;
-  std::vector<std::size_t> entry_begin_;
   std::vector<std::uint32_t> entry_row_;
   std::vector<float> entry_value_;
   std::vector<std::uint32_t> reachable_blocks_;  // blocks of y any weight reaches (all parts)

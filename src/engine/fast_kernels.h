@@ -12,13 +12,21 @@
 
 namespace rvformer::engine {
 
+// Where one column's weights in one part of a ColumnMatrix start (the next range's starts are where
+// they end), and how many non-zero weights they hold: one record, so that a product's visit to a
+// column touches one place.
+struct ColumnRange {
+  std::size_t block_begin;
+  std::size_t entry_begin;
+  std::size_t nonzeros;
+};
+
 // A ColumnMatrix's storage as the kernels read it (see column_matrix.h).
 struct ColumnStorage {
   std::size_t parts;
-  const std::size_t* block_begin;  // per column·parts + part, then the end
+  const ColumnRange* ranges;  // per column·parts + part, then the end
   const std::uint32_t* block_index;
   const float* block_values;  // 16 per block
-  const std::size_t* entry_begin;
   const std::uint32_t* entry_row;
   const float* entry_value;
 };
