@@ -205,7 +205,11 @@ void GatedDeltaNetTracking::write_window(std::vector<float>& conv) const {
 
 void FastGatedDeltaNet::step(GatedDeltaNetState& state, GatedDeltaNetTracking& tracking, const SparseInput& x,
                              GatedDeltaNetScratch& s, BlockVector& out, GatedDeltaNetCounters& counters) const {
-  counters.weights += b_.multiply(x, s.b) + a_.multiply(x, s.a);
+  counters.weights += a_.multiply(x, s.a);
+  // β is read only by heads that write or run the reference: b is projected when the first such head
+  // comes, unless its finiteness (which every head's path depends on) has to be seen first.
+  s.b_ready = !b_.output_certainly_finite(x);
+  if (s.b_ready) counters.weights += b_.multiply(x, s.b);
   for (std::uint32_t part : s.raw_parts) {
     std::fill(s.raw.data() + qkv_->part_begin(part), s.raw.data() + qkv_->part_end(part), 0.0f);
     s.part_done[part] = 0;
@@ -228,7 +232,7 @@ void FastGatedDeltaNet::step(GatedDeltaNetState& state, GatedDeltaNetTracking& t
   normalise_key_heads(s);
 
   // The sparse paths assume finite q, k, v and β (so that δ = (v − r)·β is finite for a zero key).
-  const bool inputs_finite = s.mixed_finite && s.b.all_finite();
+  const bool inputs_finite = s.mixed_finite && (!s.b_ready || s.b.all_finite());
   // z is computed head by head where it is read, if it is sure to be finite everywhere; else whole.
   const bool z_by_head = by_head_ && z_.output_certainly_finite(x);
   if (z_by_head) {
@@ -251,6 +255,10 @@ void FastGatedDeltaNet::step(GatedDeltaNetState& state, GatedDeltaNetTracking& t
       if (quiet && clean && unit_decay_at_zero_[head] && s.a.data()[head] == 0.0f) {
         ++counters.idle_heads;
         continue;
+      }
+      if (!s.b_ready) {
+        counters.weights += b_.multiply(x, s.b);
+        s.b_ready = true;
       }
       const std::span<float> head_state = this->head_state(state, head);
       const float alpha = decay(head, s.a.data()[head]);

@@ -96,6 +96,7 @@ struct GatedDeltaNetScratch {
   bool mixed_finite = true;
   std::vector<std::uint8_t> value_ready;  // per value head: its value channels are in `mixed`
   BlockVector z, b, a;
+  bool b_ready = false;  // b holds this step's projection
   BlockVector gated;  // gated RMSNorm output (out_proj input)
   SparseVector gated_nonzeros;
   std::vector<KeyHeadInput> key_heads;

@@ -208,7 +208,7 @@ TEST(FastModelTest, BadInputIsRejectedBeforeTheStateChanges) {
 TEST(FastModelTest, NonFiniteValuesAppearWhereTheReferenceHasThem) {
   const Config config = sparse_test_config(false);
   for (const std::string damaged : {"layers.5.mlp.down_proj.weight", "layers.3.linear_attn.in_proj_qkv.weight",
-                                    "embed_tokens.weight"}) {
+                                    "layers.1.linear_attn.in_proj_b.weight", "embed_tokens.weight"}) {
     auto tensors = random_sparse_model_tensors(config, 11);
     for (OwnedTensor& tensor : tensors) {
       if (tensor.name == damaged) tensor.values[tensor.values.size() / 2 + 7] = damaged == "embed_tokens.weight" ? 3e38f : INFINITY;
