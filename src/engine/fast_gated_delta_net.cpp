@@ -40,6 +40,7 @@ GatedDeltaNetScratch::GatedDeltaNetScratch(const Config& config)
       part_done(2 * config.linear_num_key_heads + config.linear_num_value_heads),
       part_projected(2 * config.linear_num_key_heads + config.linear_num_value_heads),
       part_convolved(2 * config.linear_num_key_heads + config.linear_num_value_heads),
+      memo_key(2 * config.hidden_size),
       mixed(config.linear_conv_dim()),
       mixed_nonzeros(config.linear_conv_dim()),
       part_nonzeros(config.linear_key_head_dim),
@@ -57,9 +58,9 @@ GatedDeltaNetScratch::GatedDeltaNetScratch(const Config& config)
       recall(config.linear_value_head_dim),
       delta(config.linear_value_head_dim),
       read(config.linear_value_head_dim),
-      read_lanes(config.linear_value_head_dim),
       dense_key(config.linear_key_head_dim),
-      dense_query(config.linear_key_head_dim) {}
+      dense_query(config.linear_key_head_dim),
+      read_lanes(config.linear_value_head_dim) {}
 
 FastGatedDeltaNet::FastGatedDeltaNet(const Config& config, const Checkpoint& checkpoint, std::size_t layer)
     : key_heads_(config.linear_num_key_heads),
@@ -334,17 +335,21 @@ void FastGatedDeltaNet::recall_key_group(std::size_t group_index, const GatedDel
                                          const SparseInput& x, GatedDeltaNetScratch& s,
                                          GatedDeltaNetCounters& counters) const {
   KeyPartGroup& group = key_groups_[group_index];
-  s.memo_key.clear();
+  // Kept without branches: which inputs are zero follows no pattern.
+  std::size_t words = 0;
   for (std::uint32_t col : group.columns) {
     const float value = x.values[col];
-    if (value != 0.0f) s.memo_key.insert(s.memo_key.end(), {col, std::bit_cast<std::uint32_t>(value)});
+    s.memo_key[words] = col;
+    s.memo_key[words + 1] = std::bit_cast<std::uint32_t>(value);
+    words += value != 0.0f ? 2 : 0;
   }
-  if (s.memo_key.empty()) {
+  const std::span<const std::uint32_t> key(s.memo_key.data(), words);
+  if (key.empty()) {
     for (std::uint32_t part : group.parts) s.part_convolved[part] = 1;
     return;
   }
-  const std::uint64_t hash = Memo::hash(s.memo_key);
-  if (const auto outputs = group.memo.find(s.memo_key, hash)) {
+  const std::uint64_t hash = Memo::hash(key);
+  if (const auto outputs = group.memo.find(key, hash)) {
     // Pairs of (channel, value bits); query and key parts are key_head_dim channels each.
     for (std::size_t k = 0; k < outputs->size(); k += 2) {
       const std::uint32_t channel = (*outputs)[k];
@@ -364,7 +369,7 @@ void FastGatedDeltaNet::recall_key_group(std::size_t group_index, const GatedDel
     }
   }
   counters.computed_heads += group.parts.size();
-  group.memo.remember(s.memo_key, hash, s.memo_result);
+  group.memo.remember(key, hash, s.memo_result);
 }
 
 void FastGatedDeltaNet::ensure_convolved(std::size_t part, const GatedDeltaNetTracking& tracking, const SparseInput& x,

@@ -87,7 +87,7 @@ struct GatedDeltaNetScratch {
   std::vector<std::uint8_t> part_done;   // per qkv part
   std::vector<std::uint8_t> part_projected;  // per qkv part: some input reached it
   std::vector<std::uint8_t> part_convolved;  // per qkv part: its conv outputs are in `mixed`
-  std::vector<std::uint32_t> memo_key;
+  std::vector<std::uint32_t> memo_key;  // room for every input column's (index, bits)
   std::vector<std::uint32_t> memo_result;
   BlockVector mixed;  // conv + SiLU output
   SparseVector mixed_nonzeros;  // of the query and key channels, when every channel is convolved

@@ -208,7 +208,8 @@ struct FastModel::Impl {
   bool normed_is_dense = false;
   BlockVector update, gate, up, product;
   SparseVector normed_nonzeros, update_nonzeros, product_nonzeros;
-  std::vector<std::uint32_t> memo_key, memo_result;
+  std::vector<std::uint32_t> memo_key;  // room for every input column's (index, bits)
+  std::vector<std::uint32_t> memo_result;
   std::optional<GatedDeltaNetScratch> gated_delta_net_scratch;
   std::vector<float> cos, sin;
   FastCounters counters;
@@ -230,7 +231,8 @@ FastModel::Impl::Impl(const Checkpoint& checkpoint)
       product(config.intermediate_size),
       normed_nonzeros(config.hidden_size),
       update_nonzeros(config.hidden_size),
-      product_nonzeros(config.intermediate_size) {
+      product_nonzeros(config.intermediate_size),
+      memo_key(2 * config.hidden_size) {
   weight_count = lm_head.nonzero_count();
   if (!config.tie_word_embeddings) weight_count += checkpoint.tensor("embed_tokens.weight").element_count();
   for (std::size_t layer = 0; layer < config.num_hidden_layers; ++layer) {
@@ -311,14 +313,17 @@ void FastModel::Impl::normalise(const NormWeights& norm) {
 // down(SiLU(gate)·up): where gate is +0 (outside its marked blocks), SiLU(+0)·up = ±0 for finite up,
 // which down_proj skips; a non-finite up makes every neuron count.
 void FastModel::Impl::mlp_step(FastMlp& mlp) {
-  memo_key.clear();
+  // The inputs at the columns the MLP reads, kept without branches (which columns are read follows
+  // no pattern).
+  std::size_t words = 0;
   for (std::size_t k = 0; k < normed_nonzeros.size(); ++k) {
-    if (mlp.reads[normed_nonzeros.index(k)]) {
-      memo_key.insert(memo_key.end(), {normed_nonzeros.index(k), std::bit_cast<std::uint32_t>(normed_nonzeros.value(k))});
-    }
+    memo_key[words] = normed_nonzeros.index(k);
+    memo_key[words + 1] = std::bit_cast<std::uint32_t>(normed_nonzeros.value(k));
+    words += 2 * std::size_t{mlp.reads[normed_nonzeros.index(k)]};
   }
-  const std::uint64_t hash = Memo::hash(memo_key);
-  if (const auto output = mlp.memo.find(memo_key, hash)) {
+  const std::span<const std::uint32_t> key(memo_key.data(), words);
+  const std::uint64_t hash = Memo::hash(key);
+  if (const auto output = mlp.memo.find(key, hash)) {
     update_nonzeros.assign_words(*output);
     ++counters.remembered_mlps;
     return;
@@ -338,7 +343,7 @@ void FastModel::Impl::mlp_step(FastMlp& mlp) {
   update.gather(update_nonzeros);
   memo_result.clear();
   update_nonzeros.append_words(memo_result);
-  mlp.memo.remember(memo_key, hash, memo_result);
+  mlp.memo.remember(key, hash, memo_result);
 }
 
 void FastModel::Impl::run_layers(FastState& state, TokenId token) {
