@@ -2,16 +2,26 @@
 #include "engine/memo.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
 
 namespace rvformer::engine {
+
+namespace {
+constexpr std::size_t header_words = 4;  // hash (2), key length, result length
+}  // namespace
+
+void Memo::FreeWords::operator()(std::uint32_t* words) const { std::free(words); }
 
 Memo::Memo(std::size_t max_key, std::size_t max_result, std::size_t slots_log2)
     : max_key_(max_key),
       max_result_(max_result),
       mask_((std::size_t{1} << slots_log2) - 1),
-      stride_(2 + max_key + max_result),
-      hashes_(mask_ + 1, 0),
-      words_(std::make_unique_for_overwrite<std::uint32_t[]>((mask_ + 1) * stride_)) {}
+      stride_(header_words + max_key + max_result),
+      words_(static_cast<std::uint32_t*>(std::calloc((mask_ + 1) * stride_, sizeof(std::uint32_t)))) {
+  if (!words_) throw std::bad_alloc();
+}
 
 // Four independent multiply-xor chains over pairs of words (a single chain is bound by the
 // multiplier's latency), folded at the end.
@@ -32,22 +42,22 @@ std::uint64_t Memo::hash(std::span<const std::uint32_t> key) {
 }
 
 std::optional<std::span<const std::uint32_t>> Memo::find(std::span<const std::uint32_t> key, std::uint64_t hash) const {
-  const std::size_t at = slot(hash);
-  if (hashes_[at] != hash) return std::nullopt;
-  const std::uint32_t* entry = words(at);
-  if (entry[0] != key.size() || !std::equal(key.begin(), key.end(), entry + 2)) return std::nullopt;
-  return std::span(entry + 2 + max_key_, entry[1]);
+  const std::uint32_t* entry = words(slot(hash));
+  std::uint64_t stored;
+  std::memcpy(&stored, entry, sizeof stored);
+  if (stored != hash) return std::nullopt;
+  if (entry[2] != key.size() || !std::equal(key.begin(), key.end(), entry + header_words)) return std::nullopt;
+  return std::span(entry + header_words + max_key_, entry[3]);
 }
 
 void Memo::remember(std::span<const std::uint32_t> key, std::uint64_t hash, std::span<const std::uint32_t> result) {
   if (key.size() > max_key_ || result.size() > max_result_) return;
-  const std::size_t at = slot(hash);
-  hashes_[at] = hash;
-  std::uint32_t* entry = words(at);
-  entry[0] = static_cast<std::uint32_t>(key.size());
-  entry[1] = static_cast<std::uint32_t>(result.size());
-  std::copy(key.begin(), key.end(), entry + 2);
-  std::copy(result.begin(), result.end(), entry + 2 + max_key_);
+  std::uint32_t* entry = words(slot(hash));
+  std::memcpy(entry, &hash, sizeof hash);
+  entry[2] = static_cast<std::uint32_t>(key.size());
+  entry[3] = static_cast<std::uint32_t>(result.size());
+  std::copy(key.begin(), key.end(), entry + header_words);
+  std::copy(result.begin(), result.end(), entry + header_words + max_key_);
 }
 
 }  // namespace rvformer::engine

@@ -10,7 +10,6 @@
 #include <memory>
 #include <optional>
 #include <span>
-#include <vector>
 
 namespace rvformer::engine {
 
@@ -32,14 +31,19 @@ class Memo {
   std::uint32_t* words(std::size_t slot) { return words_.get() + slot * stride_; }
   const std::uint32_t* words(std::size_t slot) const { return words_.get() + slot * stride_; }
 
+  // Frees calloc's memory.
+  struct FreeWords {
+    void operator()(std::uint32_t* words) const;
+  };
+
   std::size_t max_key_;
   std::size_t max_result_;
   std::size_t mask_;
-  std::size_t stride_;                 // per slot: key length, result length, key, result
-  std::vector<std::uint64_t> hashes_;  // per slot, 0 when empty (hash() is never 0)
-  // Left uninitialised: a slot's words are read only once it has been written, so a large memo
-  // occupies memory only for the slots it uses.
-  std::unique_ptr<std::uint32_t[]> words_;
+  // Per slot: the key's hash (two words; 0 when empty, as hash() is never 0), key length, result
+  // length, key, result; one look-up reads one place. Zeroed by calloc, whose large blocks are
+  // fresh pages: a memo occupies memory only for the slots it uses.
+  std::size_t stride_;
+  std::unique_ptr<std::uint32_t[], FreeWords> words_;
 };
 
 }  // namespace rvformer::engine
