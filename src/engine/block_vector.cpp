@@ -12,12 +12,8 @@ namespace rvformer::engine {
 // non-finite one as +∞: an integer loop the compiler vectorises.
 float SparseVector::largest_magnitude() const {
   if (largest_ == unknown) {
-    constexpr std::uint32_t infinity_bits = 0x7f800000u;
     std::uint32_t largest = 0;
-    for (std::size_t k = 0; k < size_; ++k) {
-      const std::uint32_t magnitude = std::bit_cast<std::uint32_t>(value_[k]) & 0x7fffffffu;
-      largest = std::max(largest, std::min(magnitude, infinity_bits));
-    }
+    for (std::size_t k = 0; k < size_; ++k) largest = std::max(largest, magnitude_bits(value_[k]));
     largest_ = std::bit_cast<float>(largest);
   }
   return largest_;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -104,6 +105,11 @@ class SparseVector {
     size_ = size;
     largest_ = unknown;
   }
+  // The same, when the writer already knows largest_magnitude() (saves a pass).
+  void set_size(std::size_t size, float largest_magnitude) {
+    size_ = size;
+    largest_ = largest_magnitude;
+  }
 
   // The entries as words (index, value bits), appended to `words`; and back.
   void append_words(std::vector<std::uint32_t>& words) const;
@@ -111,6 +117,10 @@ class SparseVector {
 
   // The largest |value| (+∞ when a value is not finite), computed once per content.
   float largest_magnitude() const;
+  // |value| as bits, every non-finite one as +∞'s (ordered like the magnitudes).
+  static std::uint32_t magnitude_bits(float value) {
+    return std::min(std::bit_cast<std::uint32_t>(value) & 0x7fffffffu, std::uint32_t{0x7f800000u});
+  }
   bool all_finite() const { return largest_magnitude() < INFINITY; }
 
  private:

@@ -292,15 +292,17 @@ void FastModel::Impl::normalise(const NormWeights& norm) {
   if (!normed_is_dense) {
     const NonzeroSink sink = normed_nonzeros.sink();
     std::size_t count = 0;
+    std::uint32_t largest = 0;  // as magnitude bits, for the products' bounds
     for (std::uint32_t i : hidden.nonzeros()) {
       const float y = (values[i] * scale) * norm.one_plus_weight[i];
       if (y == 0.0f) continue;
       normed[i] = y;
       sink.index[count] = i;
       sink.value[count] = y;
+      largest = std::max(largest, SparseVector::magnitude_bits(y));
       ++count;
     }
-    normed_nonzeros.set_size(count);
+    normed_nonzeros.set_size(count, std::bit_cast<float>(largest));
     return;
   }
   rms_norm_zero_centred(values, norm.weight, eps, normed);
