@@ -50,11 +50,7 @@ int main() {
   try {
     namespace toolchain = rvformer::toolchain;
     const rvformer::program::MemoryMap& map = rvformer::program::kRvformerMap;
-    std::vector<std::filesystem::path> examples;
-    for (const auto& entry : std::filesystem::directory_iterator(toolchain::examples_directory())) {
-      if (entry.path().extension() == ".c") examples.push_back(entry.path());
-    }
-    std::sort(examples.begin(), examples.end());
+    const std::vector<std::filesystem::path> examples = toolchain::example_programs();
     fmt::print("{:<16} {:>12} {:>16}\n", "example", "instructions", "instructions/s");
     for (const std::filesystem::path& example : examples) {
       Measurement measurement = best_of(toolchain::load_program(example, map), 5);

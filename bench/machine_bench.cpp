@@ -126,14 +126,6 @@ double dense_tokens_per_second(const engine::Model& dense, const std::vector<Rec
   return static_cast<double>(count) / seconds_since(start);
 }
 
-std::vector<std::filesystem::path> example_programs() {
-  std::vector<std::filesystem::path> programs;
-  for (const auto& entry : std::filesystem::directory_iterator(toolchain::examples_directory()))
-    if (entry.path().extension() == ".c") programs.push_back(entry.path());
-  std::sort(programs.begin(), programs.end());
-  return programs;
-}
-
 struct Options {
   std::optional<std::filesystem::path> model;
   std::size_t dense_tokens = 8;
@@ -148,7 +140,7 @@ int run(const Options& options) {
   engine::FastModel fast = engine::FastModel::load(checkpoint);
   std::optional<engine::Model> dense;
   if (options.dense_tokens > 0) dense = engine::Model::load(checkpoint);
-  std::vector<std::filesystem::path> programs = options.programs.empty() ? example_programs() : options.programs;
+  std::vector<std::filesystem::path> programs = options.programs.empty() ? toolchain::example_programs() : options.programs;
 
   fmt::print("{:<15} {:>9} {:>7} {:>6} {:>9} {:>9} {:>12} {:>9} {:>12} {:>6}\n", "program", "instr", "tok/ins",
              "load", "tok/s", "instr/s", "weights/tok", "dense x", "emu instr/s", "same");

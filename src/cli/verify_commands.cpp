@@ -65,15 +65,16 @@ int verify_command(const VerifyOptions& options) {
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   verify::LockstepOptions lockstep;
   auto resumed_at = [&lockstep] { return lockstep.resume_from ? lockstep.resume_from->instructions : 0; };
-  lockstep = {
-      .free_run = options.free_run,
-      .check_every = options.check_every,
-      .max_instructions = options.max_instructions,
-      .console = [](std::uint8_t byte) {
-        std::fputc(byte, stdout);
-        if (byte == '\n') std::fflush(stdout);
-      },
-      .progress = [&](std::uint64_t n) { print_progress(fmt::format("{} instructions clean ({:.0f}/s)", n, (n - resumed_at()) / seconds())); }};
+  lockstep.free_run = options.free_run;
+  lockstep.check_every = options.check_every;
+  lockstep.max_instructions = options.max_instructions;
+  lockstep.console = [](std::uint8_t byte) {
+    std::fputc(byte, stdout);
+    if (byte == '\n') std::fflush(stdout);
+  };
+  lockstep.progress = [&](std::uint64_t n) {
+    print_progress(fmt::format("{} instructions clean ({:.0f}/s)", n, (n - resumed_at()) / seconds()));
+  };
   set_up_checkpoints(options, image, loaded, lockstep);
   verify::LockstepReport report = verify::run_lockstep(*loaded.machine, loaded.info.bank_heads, *loaded.token_machine, image, lockstep);
   std::fflush(stdout);

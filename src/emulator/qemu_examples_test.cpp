@@ -15,15 +15,6 @@ namespace {
 
 constexpr std::uint64_t kMaxInstructions = 100'000'000;
 
-std::vector<std::filesystem::path> examples() {
-  std::vector<std::filesystem::path> sources;
-  for (const auto& entry : std::filesystem::directory_iterator(toolchain::examples_directory())) {
-    if (entry.path().extension() == ".c") sources.push_back(entry.path());
-  }
-  std::sort(sources.begin(), sources.end());
-  return sources;
-}
-
 std::filesystem::path compile(const std::filesystem::path& source, const program::MemoryMap& map,
                               const toolchain::TemporaryDirectory& directory) {
   std::filesystem::path elf =
@@ -33,7 +24,7 @@ std::filesystem::path compile(const std::filesystem::path& source, const program
   return elf;
 }
 
-TEST(QemuExamples, AtLeastTenExamples) { EXPECT_GE(examples().size(), 10u); }
+TEST(QemuExamples, AtLeastTenExamples) { EXPECT_GE(toolchain::example_programs().size(), 10u); }
 
 class QemuExample : public ::testing::TestWithParam<std::filesystem::path> {};
 
@@ -55,7 +46,7 @@ TEST_P(QemuExample, SameOutputEverywhere) {
   EXPECT_EQ(ours.exit_status, qemu.exit_status);
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, QemuExample, ::testing::ValuesIn(examples()),
+INSTANTIATE_TEST_SUITE_P(Examples, QemuExample, ::testing::ValuesIn(toolchain::example_programs()),
                          [](const ::testing::TestParamInfo<std::filesystem::path>& info) {
                            return info.param.stem().string();
                          });

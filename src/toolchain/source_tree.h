@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <vector>
 
 namespace rvformer::toolchain {
 
@@ -11,5 +12,6 @@ std::filesystem::path source_tree();
 std::filesystem::path runtime_directory();  // source_tree()/runtime
 std::filesystem::path examples_directory();  // source_tree()/examples
 std::filesystem::path default_program();     // examples/hello.c
+std::vector<std::filesystem::path> example_programs();  // examples/*.c, sorted
 
 }  // namespace rvformer::toolchain

@@ -16,14 +16,6 @@
 namespace rvformer::verify {
 namespace {
 
-std::vector<std::filesystem::path> example_programs() {
-  std::vector<std::filesystem::path> programs;
-  for (const auto& entry : std::filesystem::directory_iterator(toolchain::examples_directory()))
-    if (entry.path().extension() == ".c") programs.push_back(entry.path());
-  std::sort(programs.begin(), programs.end());
-  return programs;
-}
-
 struct GoldenRun {
   std::string console;
   std::uint64_t instructions = 0;
@@ -42,7 +34,7 @@ TEST(Examples, EveryExampleRunsInsideTheWeightsLikeOnTheEmulator) {
   auto checkpoint = driver::machine_checkpoint(*machine, std::nullopt, [](const std::string&) {});
   auto bank_heads = driver::read_machine_info(checkpoint).bank_heads;
   engine::FastModel model = engine::FastModel::load(checkpoint);
-  std::vector<std::filesystem::path> programs = example_programs();
+  std::vector<std::filesystem::path> programs = toolchain::example_programs();
   ASSERT_GE(programs.size(), 10u);
   for (const std::filesystem::path& path : programs) {
     SCOPED_TRACE(path.filename().string());
@@ -50,7 +42,9 @@ TEST(Examples, EveryExampleRunsInsideTheWeightsLikeOnTheEmulator) {
     GoldenRun golden = run_on_emulator(image);
     driver::FastModelMachine weights(model);
     std::string console;
-    LockstepOptions options{.free_run = true, .console = [&](std::uint8_t b) { console.push_back(static_cast<char>(b)); }};
+    LockstepOptions options;
+    options.free_run = true;
+    options.console = [&](std::uint8_t b) { console.push_back(static_cast<char>(b)); };
     LockstepReport report = run_lockstep(*machine, bank_heads, weights, image, options);
     EXPECT_FALSE(report.difference) << *report.difference;
     EXPECT_TRUE(report.ending.starts_with("exit ")) << report.ending;

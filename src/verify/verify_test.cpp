@@ -135,16 +135,19 @@ TEST_F(Verify, AResumedRunEndsInTheSameStateAsAnUninterruptedOne) {
   auto file = std::filesystem::path(::testing::TempDir()) / "every_unit.checkpoint";
   const std::uint64_t digest = driver::program_digest(image);
   driver::FastModelMachine first(*model_);
-  LockstepOptions saving{.max_instructions = 250, .checkpoint_every = 100, .checkpoint = [&](const driver::RunPosition& p) {
-    driver::save_run_checkpoint(file, {p, 7, digest}, first.state());
-  }};
+  LockstepOptions saving;
+  saving.max_instructions = 250;
+  saving.checkpoint_every = 100;
+  saving.checkpoint = [&](const driver::RunPosition& p) { driver::save_run_checkpoint(file, {p, 7, digest}, first.state()); };
   ASSERT_FALSE(run_lockstep(*machine_, *bank_heads_, first, image, saving).difference);
 
   auto [checkpoint, state] = driver::read_run_checkpoint(file, model_->config());
   EXPECT_EQ(checkpoint.position.instructions, 200u);
   EXPECT_EQ(checkpoint.program_digest, digest);
   driver::FastModelMachine resumed(*model_, std::move(state));
-  LockstepReport report = run_lockstep(*machine_, *bank_heads_, resumed, image, {.resume_from = checkpoint.position});
+  LockstepOptions resuming;
+  resuming.resume_from = checkpoint.position;
+  LockstepReport report = run_lockstep(*machine_, *bank_heads_, resumed, image, resuming);
   EXPECT_FALSE(report.difference) << *report.difference;
   EXPECT_EQ(report.ending, expected.ending);
   EXPECT_EQ(report.instructions, expected.instructions);
