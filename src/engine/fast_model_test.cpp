@@ -243,6 +243,21 @@ TEST(FastSiluTest, FastSiluIsSiluBitForBit) {
   for (float x : values) ASSERT_EQ(comparable_bits(fast_silu(x)), comparable_bits(silu(x))) << x;
 }
 
+// The dense reference for an LM head given as row-major weights.
+PackedMatrix dense_rows(std::size_t vocab, std::size_t hidden, const std::vector<float>& weights) {
+  PackedMatrix dense(vocab, hidden);
+  for (std::size_t row = 0; row < vocab; ++row) dense.set_row(row, std::span(weights).subspan(row * hidden, hidden));
+  return dense;
+}
+
+SparseVector nonzeros_of(const std::vector<float>& x) {
+  SparseVector nonzeros(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (x[i] != 0.0f) nonzeros.push(static_cast<std::uint32_t>(i), x[i]);
+  }
+  return nonzeros;
+}
+
 // The sparse argmax against torch.argmax over all logits, on score patterns where the rows no
 // weight reaches (+0) must win, tie or lose, and with NaNs.
 TEST(FastLmHeadTest, SparseArgmaxIsTheArgmaxOverAllRows) {
@@ -267,13 +282,9 @@ TEST(FastLmHeadTest, SparseArgmaxIsTheArgmaxOverAllRows) {
       {0, 0, 0, 0},          // nothing reached
   };
   FastLmHead head(vocab, hidden, weights);
-  PackedMatrix dense(vocab, hidden);
-  for (std::size_t row = 0; row < vocab; ++row) dense.set_row(row, std::span(weights).subspan(row * hidden, hidden));
+  const PackedMatrix dense = dense_rows(vocab, hidden, weights);
   for (const auto& x : hiddens) {
-    SparseVector nonzeros(hidden);
-    for (std::size_t i = 0; i < hidden; ++i) {
-      if (x[i] != 0.0f) nonzeros.push(static_cast<std::uint32_t>(i), x[i]);
-    }
+    const SparseVector nonzeros = nonzeros_of(x);
     std::vector<float> logits(vocab);
     dense.multiply(x, logits);
     std::uint64_t touched = 0;
@@ -294,15 +305,11 @@ TEST(FastLmHeadTest, RememberedArgmaxIsTheArgmaxOfThatHiddenState) {
       {0, 1, 0}, {0, -1, 0}, {0, 1, 0}, {0, std::nextafter(1.0f, 2.0f), 0}, {1, 0, 0}, {0, 0, 1},
       {0, 1, 0}, {0, -1, 0}, {1, 0, 0}, {1, 1, 0}, {1, -1, 0}, {-0.0f, 1, 0}, {0, 0, 0}, {-0.0f, 0, -0.0f}};
   FastLmHead head(vocab, hidden, weights);
-  PackedMatrix dense(vocab, hidden);
-  for (std::size_t row = 0; row < vocab; ++row) dense.set_row(row, std::span(weights).subspan(row * hidden, hidden));
+  const PackedMatrix dense = dense_rows(vocab, hidden, weights);
   std::uint64_t touched[2] = {0, 0};
   for (std::size_t pass = 0; pass < 2; ++pass) {
     for (const auto& x : hiddens) {
-      SparseVector nonzeros(hidden);
-      for (std::size_t i = 0; i < hidden; ++i) {
-        if (x[i] != 0.0f) nonzeros.push(static_cast<std::uint32_t>(i), x[i]);
-      }
+      const SparseVector nonzeros = nonzeros_of(x);
       std::vector<float> logits(vocab);
       dense.multiply(x, logits);
       EXPECT_EQ(head.argmax({x, nonzeros}, touched[pass]), argmax(logits)) << pass << ": " << x[0] << " " << x[1] << " " << x[2];

@@ -3,11 +3,9 @@
 // model loads once (label weights).
 #include <gtest/gtest.h>
 
-#include <algorithm>
-
 #include "driver/compiled_machine.h"
 #include "driver/model_machine.h"
-#include "emulator/emulator.h"
+#include "emulator/differential.h"
 #include "program/memory_map.h"
 #include "toolchain/program_loader.h"
 #include "toolchain/source_tree.h"
@@ -15,19 +13,6 @@
 
 namespace rvformer::verify {
 namespace {
-
-struct GoldenRun {
-  std::string console;
-  std::uint64_t instructions = 0;
-};
-
-GoldenRun run_on_emulator(const program::ProgramImage& image) {
-  emulator::Emulator golden(image);
-  GoldenRun run;
-  golden.run(100'000'000, [&](std::uint8_t b) { run.console.push_back(static_cast<char>(b)); });
-  run.instructions = golden.instructions_retired();
-  return run;
-}
 
 TEST(Examples, EveryExampleRunsInsideTheWeightsLikeOnTheEmulator) {
   auto machine = cpu::build_machine();
@@ -39,7 +24,8 @@ TEST(Examples, EveryExampleRunsInsideTheWeightsLikeOnTheEmulator) {
   for (const std::filesystem::path& path : programs) {
     SCOPED_TRACE(path.filename().string());
     program::ProgramImage image = toolchain::load_program(path, program::kRvformerMap);
-    GoldenRun golden = run_on_emulator(image);
+    emulator::MachineRun golden = emulator::run_on_emulator(image, 100'000'000);
+    ASSERT_EQ(golden.failure, "");
     driver::FastModelMachine weights(model);
     std::string console;
     LockstepOptions options;

@@ -8,7 +8,7 @@
 
 #include "driver/compiled_machine.h"
 #include "driver/model_machine.h"
-#include "emulator/emulator.h"
+#include "emulator/differential.h"
 #include "emulator/instruction_set.h"
 #include "verify/lockstep.h"
 
@@ -135,13 +135,6 @@ program::ProgramImage program_for(const emulator::OpInfo& info) {
   return a.exit_and_link();
 }
 
-std::uint64_t emulator_instructions(const program::ProgramImage& image) {
-  emulator::Emulator golden(image);
-  emulator::RunResult result = golden.run(1'000'000, [](std::uint8_t) {});
-  EXPECT_EQ(result.reason, emulator::StopReason::kExited) << emulator::describe_trap(result.trap, image.map);
-  return golden.instructions_retired();
-}
-
 TEST(Instructions, EveryInstructionRunsInLockstepInsideTheWeights) {
   auto machine = cpu::build_machine();
   auto checkpoint = driver::machine_checkpoint(*machine, std::nullopt, [](const std::string&) {});
@@ -150,12 +143,13 @@ TEST(Instructions, EveryInstructionRunsInLockstepInsideTheWeights) {
   for (const emulator::OpInfo& info : emulator::instruction_table()) {
     SCOPED_TRACE(std::string(info.name));
     program::ProgramImage image = program_for(info);
-    const std::uint64_t expected = emulator_instructions(image);
+    const emulator::MachineRun golden = emulator::run_on_emulator(image, 1'000'000);
+    ASSERT_EQ(golden.failure, "");
     driver::FastModelMachine weights(model);
     LockstepReport report = run_lockstep(*machine, bank_heads, weights, image, {});
     EXPECT_FALSE(report.difference) << *report.difference;
     EXPECT_EQ(report.ending, "exit 0");
-    EXPECT_EQ(report.instructions, expected);
+    EXPECT_EQ(report.instructions, golden.instructions);
   }
 }
 

@@ -11,6 +11,7 @@
 #include "driver/compiled_machine.h"
 #include "driver/model_machine.h"
 #include "driver/run_checkpoint.h"
+#include "emulator/differential.h"
 #include "emulator/emulator.h"
 #include "emulator/random_program.h"
 #include "program/elf_loader.h"
@@ -70,10 +71,11 @@ cpu::Machine* Verify::machine_ = nullptr;
 std::vector<compiler::HeadSlot>* Verify::bank_heads_ = nullptr;
 engine::FastModel* Verify::model_ = nullptr;
 
+// The golden machine's instruction count for a program that exits.
 std::uint64_t emulator_instructions(const program::ProgramImage& image) {
-  emulator::Emulator golden(image);
-  golden.run(100'000'000, [](std::uint8_t) {});
-  return golden.instructions_retired();
+  emulator::MachineRun golden = emulator::run_on_emulator(image, 100'000'000);
+  EXPECT_EQ(golden.failure, "");
+  return golden.instructions;
 }
 
 TEST_F(Verify, LockstepIsCleanOnAProgramUsingEveryUnit) {
