@@ -1,24 +1,15 @@
-// The machine circuit, run by the exact evaluator, against the golden emulator.
+// The machine circuit, run by the exact evaluator, and the compiled machine, run by the engine's
+// dense reference path, against the golden emulator.
 #include <gtest/gtest.h>
 
-#include <fstream>
-
-#include "compiler/emit.h"
-#include "compiler/placement.h"
+#include "driver/compiled_machine.h"
 #include "driver/evaluator_machine.h"
 #include "driver/model_machine.h"
-#include "engine/checkpoint.h"
 #include "emulator/emulator.h"
-#include "toolchain/program_loader.h"
+#include "toolchain/program_testing.h"
 
 namespace rvformer::driver {
 namespace {
-
-program::ProgramImage compile(const std::string& name, const std::string& source) {
-  auto path = std::filesystem::path(::testing::TempDir()) / (name + ".c");
-  std::ofstream(path) << source;
-  return toolchain::load_program(path, program::kRvformerMap);
-}
 
 struct Outcome {
   std::string console;
@@ -48,7 +39,7 @@ Outcome run_on(TokenMachine& m, const program::ProgramImage& image) {
 
 TEST(Machine, RunsAProgramWithStdioLikeTheEmulator) {
   auto machine = cpu::build_machine();
-  auto image = compile("stdio", R"(
+  auto image = toolchain::compile_test_program("stdio", R"(
 #include <stdio.h>
 static const char message[] = "hi!\n";
 int main(void) {
@@ -67,11 +58,12 @@ int main(void) {
   EXPECT_EQ(got.instructions, expected.instructions);
 }
 
-// The dense reference forward pass is slow (a fraction of a second per token), so the weights are
-// checked on a program of a few hundred tokens.
+// The cached compiled machine on the dense reference path, which is slow (about a second per token
+// here), so on a program of a few hundred tokens; the fast path runs every example elsewhere
+// (src/verify/examples_test.cpp).
 TEST(Machine, CompiledWeightsRunATinyProgramLikeTheEmulator) {
   auto machine = cpu::build_machine();
-  auto image = compile("tiny", R"(
+  auto image = toolchain::compile_test_program("tiny", R"(
 int main(void) {
   volatile unsigned char* console = (volatile unsigned char*)0xFFFF0000u;
   int s = 0;
@@ -81,13 +73,7 @@ int main(void) {
 }
 )");
   Outcome expected = run_on_emulator(image);
-  circuit::CircuitGraph graph = circuit::analyze(machine->circuit);
-  compiler::Placement placement = compiler::place(machine->circuit, graph);
-  compiler::EmittedModel emitted = compiler::emit(machine->circuit, graph, placement);
-  auto dir = std::filesystem::path(::testing::TempDir()) / "machine_model";
-  auto tensors = emitted.tensors_to_write();
-  engine::write_checkpoint(dir, emitted.config, tensors);
-  engine::Model model = engine::Model::load(dir);
+  engine::Model model = engine::Model::load(machine_checkpoint(*machine, std::nullopt, [](const std::string&) {}));
   ModelMachine weights(model);
   Outcome in_weights = run_on(weights, image);
   EXPECT_EQ(in_weights.console, expected.console);
