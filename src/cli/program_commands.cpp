@@ -112,7 +112,7 @@ int run_on_emulator(const program::ProgramImage& image, const RunOptions& option
 // it: the state's PC latch still holds the last retired instruction, and the token it emitted (not
 // fed back) says whether the next one follows it or is a jump target.
 std::uint32_t stopped_pc(const LoadedMachine& loaded, std::uint32_t pending_token) {
-  std::uint32_t last = verify::MachineStateReader(*loaded.machine, loaded.info.bank_heads).pc(loaded.token_machine->state());
+  std::uint32_t last = verify::MachineStateReader(*loaded.machine, loaded.info.bank_heads).pc(loaded.token_machine->recurrent_state());
   cpu::TraceToken token = cpu::decode_token(pending_token);
   return token.kind == cpu::TokenKind::kJump ? program::kRvformerMap.code.base + 4 * token.payload : last + 4;
 }

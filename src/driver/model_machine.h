@@ -13,6 +13,9 @@ namespace rvformer::driver {
 class StatefulTokenMachine : public TokenMachine {
  public:
   virtual const engine::State& state() const = 0;
+  // The GDN recurrent states alone, which hold the machine's memory; cheaper than state() on the
+  // fast path, so verification reads this after every pass.
+  virtual const engine::RecurrentStateView& recurrent_state() const = 0;
 };
 
 class ModelMachine : public StatefulTokenMachine {
@@ -21,6 +24,7 @@ class ModelMachine : public StatefulTokenMachine {
   ModelMachine(const engine::Model& model, engine::State state) : model_(model), state_(std::move(state)) {}
   std::uint32_t feed(std::uint32_t token) override { return model_.decode_argmax(state_, token); }
   const engine::State& state() const override { return state_; }
+  const engine::RecurrentStateView& recurrent_state() const override { return state_; }
 
  private:
   const engine::Model& model_;
@@ -33,6 +37,7 @@ class FastModelMachine : public StatefulTokenMachine {
   FastModelMachine(engine::FastModel& model, engine::State state) : model_(model), state_(model.adopt(std::move(state))) {}
   std::uint32_t feed(std::uint32_t token) override { return model_.decode_argmax(state_, token); }
   const engine::State& state() const override { return state_.state(); }
+  const engine::RecurrentStateView& recurrent_state() const override { return state_; }
 
  private:
   engine::FastModel& model_;

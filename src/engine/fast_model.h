@@ -51,10 +51,14 @@ struct FastCounters {
 // A State plus what the fast executor knows about it (which GDN heads hold a clean state) and the
 // GDN conv windows, which it keeps as rings instead of shifting them every token. Created by
 // FastModel::new_state or adopt.
-class FastState {
+class FastState : public RecurrentStateView {
  public:
   // The reference State; the first call after a step writes the conv windows into it (O(windows)).
   const State& state() const;
+  // Always current, with no window writing: cheap enough to read after every step.
+  std::span<const float> recurrent_head(std::size_t layer, std::size_t value_head) const override {
+    return state_.recurrent_head(layer, value_head);
+  }
   std::size_t position() const { return state_.position(); }
 
  private:

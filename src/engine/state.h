@@ -31,7 +31,23 @@ struct AttentionCache {
   bool operator==(const AttentionCache&) const = default;
 };
 
-class State {
+// Read access to the Gated DeltaNet recurrent states, which State and the fast executor's FastState
+// both give without copying (FastState without first bringing its conv windows up to date).
+class RecurrentStateView {
+ public:
+  // The recurrent state of one value head of a Gated DeltaNet layer, [key_dim][value_dim] row-major:
+  // entry (m, i) is S[m][i], the memory row m that a one-hot key at m writes and a query at m reads.
+  // Throws rvformer::Error when `layer` is not a Gated DeltaNet layer.
+  virtual std::span<const float> recurrent_head(std::size_t layer, std::size_t value_head) const = 0;
+
+ protected:
+  RecurrentStateView() = default;
+  RecurrentStateView(const RecurrentStateView&) = default;
+  RecurrentStateView& operator=(const RecurrentStateView&) = default;
+  ~RecurrentStateView() = default;
+};
+
+class State : public RecurrentStateView {
  public:
   explicit State(const Config& config);  // zero state at position 0
 
@@ -46,9 +62,7 @@ class State {
   const AttentionCache& attention(std::size_t layer) const;
   AttentionCache& attention(std::size_t layer);
 
-  // The recurrent state of one value head of a Gated DeltaNet layer, [key_dim][value_dim] row-major:
-  // entry (m, i) is S[m][i], the memory row m that a one-hot key at m writes and a query at m reads.
-  std::span<const float> recurrent_head(std::size_t layer, std::size_t value_head) const;
+  std::span<const float> recurrent_head(std::size_t layer, std::size_t value_head) const override;
 
   // The state file image: header (magic, version, model shape fingerprint, position, payload size,
   // CRC-32) and payload (each layer's floats in order).

@@ -64,10 +64,10 @@ class Lockstep {
   // it on), so the final comparison leaves the PC out.
   bool compare_registers(bool with_pc = true) {
     ++report_.checks;
-    std::uint32_t pc = reader_.pc(model_.state());
+    std::uint32_t pc = reader_.pc(model_.recurrent_state());
     if (with_pc && pc != golden_.pc())
       return differ(fmt::format("pc is 0x{:08x} in the weights, 0x{:08x} on the golden machine", pc, golden_.pc()));
-    std::array<std::uint32_t, 32> x = reader_.registers(model_.state());
+    std::array<std::uint32_t, 32> x = reader_.registers(model_.recurrent_state());
     for (unsigned r = 1; r < 32; ++r)
       if (x[r] != golden_.reg(r))
         return differ(fmt::format("x{} is 0x{:08x} in the weights, 0x{:08x} on the golden machine", r, x[r],
@@ -97,7 +97,7 @@ class Lockstep {
     if (step.event == emulator::Event::kExit) golden_exit_ = step.exit_code;
     if (options_.free_run || !emulator::is_store(instruction.op) || !image_.map.ram.contains(address)) return true;
     std::uint32_t word_address = address & ~3u;
-    std::uint32_t got = reader_.ram_word(model_.state(), word_address);
+    std::uint32_t got = reader_.ram_word(model_.recurrent_state(), word_address);
     std::uint32_t expected = golden_.read_word(word_address).value_or(0);
     if (got == expected) return true;
     return differ(fmt::format("RAM word 0x{:08x} is 0x{:08x} in the weights, 0x{:08x} on the golden machine",

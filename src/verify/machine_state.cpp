@@ -16,7 +16,7 @@ MachineStateReader::MachineStateReader(const cpu::Machine& machine, std::vector<
          machine_.circuit.banks().size());
 }
 
-bool MachineStateReader::bit(const engine::State& state, int bank, int row, int half, int lane) const {
+bool MachineStateReader::bit(const engine::RecurrentStateView& state, int bank, int row, int half, int lane) const {
   const compiler::HeadSlot& slot = bank_heads_[bank];
   float value = state.recurrent_head(slot.layer, 2 * slot.head + half)[row * compiler::kKeyDim + lane];
   if (value == 0) return false;
@@ -25,7 +25,7 @@ bool MachineStateReader::bit(const engine::State& state, int bank, int row, int 
        machine_.circuit.banks()[bank].name, row, half, lane, value);
 }
 
-std::uint32_t MachineStateReader::pc(const engine::State& state) const {
+std::uint32_t MachineStateReader::pc(const engine::RecurrentStateView& state) const {
   int bank = machine_.layout.pc_bank;
   std::uint32_t base = 0;
   for (int i = 0; i < 16; ++i) base |= std::uint32_t{bit(state, bank, 0, 0, i)} << i;
@@ -39,14 +39,14 @@ std::uint32_t MachineStateReader::pc(const engine::State& state) const {
   return program::kRvformerMap.code.base + 4 * (base + static_cast<std::uint32_t>(1 - exponent));
 }
 
-std::array<std::uint32_t, 32> MachineStateReader::registers(const engine::State& state) const {
+std::array<std::uint32_t, 32> MachineStateReader::registers(const engine::RecurrentStateView& state) const {
   std::array<std::uint32_t, 32> x{};
   for (int r = 1; r < 32; ++r)
     for (int i = 0; i < 32; ++i) x[r] |= std::uint32_t{bit(state, machine_.layout.register_bank, r, i / 16, i % 16)} << i;
   return x;
 }
 
-std::uint32_t MachineStateReader::ram_word(const engine::State& state, std::uint32_t address) const {
+std::uint32_t MachineStateReader::ram_word(const engine::RecurrentStateView& state, std::uint32_t address) const {
   int bank = machine_.layout.ram_banks.at((address >> 9) & 63);
   int row = (address >> 2) & 127;
   std::uint32_t word = 0;

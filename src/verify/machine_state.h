@@ -19,12 +19,12 @@ class MachineStateReader {
   MachineStateReader(const cpu::Machine& machine, std::vector<compiler::HeadSlot> bank_heads);
 
   // Throw rvformer::Error naming the bank, row and lane of a value that is neither 0 nor V.
-  std::uint32_t pc(const engine::State& state) const;  // byte address of the next instruction
-  std::array<std::uint32_t, 32> registers(const engine::State& state) const;
-  std::uint32_t ram_word(const engine::State& state, std::uint32_t address) const;  // address in RAM
+  std::uint32_t pc(const engine::RecurrentStateView& state) const;  // byte address of the next instruction
+  std::array<std::uint32_t, 32> registers(const engine::RecurrentStateView& state) const;
+  std::uint32_t ram_word(const engine::RecurrentStateView& state, std::uint32_t address) const;  // address in RAM
 
  private:
-  bool bit(const engine::State& state, int bank, int row, int half, int lane) const;
+  bool bit(const engine::RecurrentStateView& state, int bank, int row, int half, int lane) const;
 
   const cpu::Machine& machine_;
   std::vector<compiler::HeadSlot> bank_heads_;

@@ -175,6 +175,7 @@ class CorruptingMachine : public driver::StatefulTokenMachine {
     return next;
   }
   const engine::State& state() const override { return state_.state(); }
+  const engine::RecurrentStateView& recurrent_state() const override { return state_; }
 
  private:
   engine::FastModel& model_;
