@@ -167,19 +167,16 @@ std::size_t ColumnMatrix::accumulate_part(const SparseInput& x, std::size_t part
   const ColumnStorage storage{parts(),           ranges_.data(),    block_index_.data(),
                               block_values_.data(), entry_row_.data(), entry_value_.data()};
   std::uint64_t* written_words = written != nullptr ? written->words().data() : nullptr;
-  std::size_t touched = 0;
   if (!needs_every_row(x)) {
     const std::span<const std::uint32_t> columns = part_columns(part);
     if (columns.size() <= x.nonzeros.size()) {
-      for (std::uint32_t col : columns) touched += x.values[col] != 0.0f ? ranges_[index(col, part)].nonzeros : 0;
-      kernels.accumulate(storage, part, columns.data(), nullptr, x.values.data(), columns.size(), y_rows, written_words);
-    } else {
-      for (std::uint32_t col : x.nonzeros.indices()) touched += ranges_[index(col, part)].nonzeros;
-      kernels.accumulate(storage, part, x.nonzeros.indices().data(), x.nonzeros.values().data(), nullptr,
-                         x.nonzeros.size(), y_rows, written_words);
+      return kernels.accumulate(storage, part, columns.data(), nullptr, x.values.data(), columns.size(), y_rows,
+                                written_words);
     }
-    return touched;
+    return kernels.accumulate(storage, part, x.nonzeros.indices().data(), x.nonzeros.values().data(), nullptr,
+                              x.nonzeros.size(), y_rows, written_words);
   }
+  std::size_t touched = 0;
   // A non-finite input, or a zero input times a non-finite weight, is NaN: such columns reach every row.
   const std::size_t count = has_nonfinite_weights_ ? cols_ : x.nonzeros.size();
   for (std::size_t k = 0; k < count; ++k) {

@@ -6,6 +6,7 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <optional>
 #include <variant>
 
@@ -32,6 +33,8 @@ struct NormWeights {
   std::vector<float> weight;
   std::vector<float> one_plus_weight;
   bool finite = true;
+  // Equal for norms whose weights are equal bit for bit (a compiled model's layers share one).
+  std::size_t content = 0;
 
   explicit NormWeights(std::vector<float> values)
       : weight(std::move(values)), one_plus_weight(weight.size()) {
@@ -40,6 +43,23 @@ struct NormWeights {
       finite = finite && std::isfinite(one_plus_weight[i]);
     }
   }
+};
+
+// Numbers the norms' weights by content: equal bits, equal number.
+class NormContents {
+ public:
+  NormWeights number(NormWeights norm) {
+    const auto same = [&](const std::vector<float>& seen) {
+      return seen.size() == norm.weight.size() &&
+             std::memcmp(seen.data(), norm.weight.data(), seen.size() * sizeof(float)) == 0;
+    };
+    norm.content = static_cast<std::size_t>(std::find_if(seen_.begin(), seen_.end(), same) - seen_.begin());
+    if (norm.content == seen_.size()) seen_.push_back(norm.weight);
+    return norm;
+  }
+
+ private:
+  std::vector<std::vector<float>> seen_;
 };
 
 // The residual stream: dense values and the increasing indices of those that may be non-zero (a
@@ -206,6 +226,8 @@ struct FastModel::Impl {
   std::uint64_t scale_version = ~std::uint64_t{0};        // ... at this version of it
   std::vector<float> normed;  // +0 outside normed_nonzeros, unless normed_is_dense
   bool normed_is_dense = false;
+  std::uint64_t normed_version = ~std::uint64_t{0};  // normed is of this version of hidden ...
+  std::size_t normed_content = 0;                    // ... under norm weights of this content
   BlockVector update, gate, up, product;
   SparseVector normed_nonzeros, update_nonzeros, product_nonzeros;
   std::vector<std::uint32_t> memo_key;  // room for every input column's (index, bits)
@@ -233,6 +255,8 @@ FastModel::Impl::Impl(const Checkpoint& checkpoint)
       update_nonzeros(config.hidden_size),
       product_nonzeros(config.intermediate_size),
       memo_key(2 * config.hidden_size) {
+  NormContents norm_contents;
+  final_norm = norm_contents.number(std::move(final_norm));
   weight_count = lm_head.nonzero_count();
   if (!config.tie_word_embeddings) weight_count += checkpoint.tensor("embed_tokens.weight").element_count();
   for (std::size_t layer = 0; layer < config.num_hidden_layers; ++layer) {
@@ -240,8 +264,8 @@ FastModel::Impl::Impl(const Checkpoint& checkpoint)
       return checkpoint.tensor(fmt::format("layers.{}.{}", layer, name));
     };
     FastLayer fast{
-        .input_norm = NormWeights(tensor("input_layernorm.weight").to_floats()),
-        .post_attention_norm = NormWeights(tensor("post_attention_layernorm.weight").to_floats()),
+        .input_norm = norm_contents.number(NormWeights(tensor("input_layernorm.weight").to_floats())),
+        .post_attention_norm = norm_contents.number(NormWeights(tensor("post_attention_layernorm.weight").to_floats())),
         .mixer = load_mixer(checkpoint, layer),
         .mlp = {ColumnMatrix::from_tensor(tensor("mlp.gate_proj.weight")),
                 ColumnMatrix::from_tensor(tensor("mlp.up_proj.weight")),
@@ -272,7 +296,16 @@ void FastModel::Impl::check_input(const FastState& state, TokenId token) const {
 // is never −0). With a finite scale r and weight, a zero entry normalises to ±0, which no consumer
 // tells from +0 (see Residual), so only the listed entries are normalised. A non-finite r (or
 // weight) makes every entry count: the reference norm runs.
+//
+// A mixer or MLP that adds nothing leaves the hidden state as it was: when the next norm's weights
+// equal the last one's, its output is the one already in normed.
 void FastModel::Impl::normalise(const NormWeights& norm) {
+  if (hidden.version() == normed_version && norm.content == normed_content) {
+    ++counters.reused_norms;
+    return;
+  }
+  normed_version = hidden.version();
+  normed_content = norm.content;
   const auto values = hidden.values();
   // A mixer or MLP that adds nothing leaves the hidden state, and so its scale, as it was.
   if (hidden.version() != scale_version) {

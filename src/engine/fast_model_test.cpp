@@ -191,6 +191,29 @@ TEST(FastModelTest, KeyHeadsReadingTheSameColumnsShareOneMemoExactly) {
   EXPECT_GT(counters.gated_delta_net.computed_heads, 0u);
 }
 
+// Layers whose norms share their weights, with mixers and MLPs that add nothing (no output weights):
+// the next norm's output is the one already computed. Layer 3's post-attention norm has weights of
+// its own, so it must be computed although its input is unchanged (its MLP reads it).
+TEST(FastModelTest, ANormOfAnUnchangedInputWithEqualWeightsIsReusedExactly) {
+  const Config config = sparse_test_config(true);
+  auto tensors = random_sparse_model_tensors(config, 15);
+  std::vector<float> shared;
+  for (OwnedTensor& tensor : tensors) {
+    const bool layer_norm = tensor.name.ends_with("layernorm.weight");
+    if (layer_norm && shared.empty()) shared = tensor.values;
+    if (layer_norm && tensor.name != "layers.3.post_attention_layernorm.weight") tensor.values = shared;
+    for (const char* silent : {"layers.1.linear_attn.out_proj.weight", "layers.3.linear_attn.out_proj.weight",
+                               "layers.4.mlp.down_proj.weight"}) {
+      if (tensor.name == silent) std::fill(tensor.values.begin(), tensor.values.end(), 0.0f);
+    }
+  }
+  const fs::path directory = model_directory("shared_norms");
+  write_checkpoint(directory, config, tensors_to_write(tensors, DType::F32));
+  const FastCounters counters = expect_identical_runs(directory, 100, true);
+  // Per token at least layer 1's post-attention norm and layer 5's input norm.
+  EXPECT_GE(counters.reused_norms, 2 * counters.tokens);
+}
+
 TEST(FastModelTest, BadInputIsRejectedBeforeTheStateChanges) {
   const fs::path directory = model_directory("bad_input");
   write_random_sparse_model(directory, sparse_test_config(true), 10);
@@ -375,8 +398,9 @@ TEST(FastKernelsTest, EveryVariantMatchesTheBaseline) {
     const float factors[] = {1.5f, -2.25f, 3.0f};
     std::vector<float> expected(64, 0.0f), got(64, 0.0f);
     std::uint64_t expected_written = 0, got_written = 0;
-    baseline.accumulate(storage, 0, cols, factors, nullptr, 3, expected.data(), &expected_written);
-    kernels.accumulate(storage, 0, cols, factors, nullptr, 3, got.data(), &got_written);
+    // The weight counts come from the ranges: 32 + 17 + 2.
+    EXPECT_EQ(baseline.accumulate(storage, 0, cols, factors, nullptr, 3, expected.data(), &expected_written), 51u);
+    EXPECT_EQ(kernels.accumulate(storage, 0, cols, factors, nullptr, 3, got.data(), &got_written), 51u);
     EXPECT_EQ(first_difference(got, expected), std::nullopt);
     EXPECT_EQ(got_written, expected_written);
     // The argmax scan over written blocks (the last block only partly inside the rows).
