@@ -125,6 +125,22 @@ FastGatedDeltaNet::FastGatedDeltaNet(const Config& config, const Checkpoint& che
   }
   // An all-zero read-out o gives ((o·r)·w)·SiLU(z) = ±0 when r = 1/sqrt(0 + eps), w and SiLU(z) are finite.
   zero_reads_vanish_ = std::isfinite(inverse_rms_from_sum(0.0f, value_head_dim_, eps_)) && norm_finite_;
+  bool key_weights = false;
+  for (std::size_t part = 0; by_head_ && part < 2 * key_heads_; ++part) key_weights |= !qkv_->part_columns(part).empty();
+  silent_ = by_head_ && !key_weights && a_.nonzero_count() == 0 && window_parts_.empty() && zero_reads_vanish_ &&
+            std::ranges::all_of(unit_decay_at_zero_, [](std::uint8_t unit) { return unit != 0; });
+}
+
+// With finite x, the query and key projections are +0 (no weights) and so is their conv over the
+// current token and over replayable window slots (projections of earlier finite inputs by the same
+// weights); a = +0 gives α = 1. β and z provably finite, every value-head state clean and every conv
+// output provably finite (conv_bound) are the idle path's remaining conditions (step).
+bool FastGatedDeltaNet::all_heads_idle(const GatedDeltaNetTracking& tracking, const SparseInput& x,
+                                       double raw_bound) const {
+  return x.nonzeros.all_finite() && b_.output_certainly_finite(x) && z_.output_certainly_finite(x) &&
+         conv_bound(tracking, raw_bound) < static_cast<double>(std::numeric_limits<float>::max()) &&
+         std::ranges::all_of(tracking.window, [](const WindowSlot& slot) { return slot.replayable; }) &&
+         std::ranges::all_of(tracking.clean_heads, [](std::uint8_t clean) { return clean != 0; });
 }
 
 // Memo groups for the query and key parts whose conv reads only the current token and that read at
@@ -206,6 +222,15 @@ void GatedDeltaNetTracking::write_window(std::vector<float>& conv) const {
 
 void FastGatedDeltaNet::step(GatedDeltaNetState& state, GatedDeltaNetTracking& tracking, const SparseInput& x,
                              GatedDeltaNetScratch& s, BlockVector& out, GatedDeltaNetCounters& counters) const {
+  if (silent_ && all_heads_idle(tracking, x, qkv_->output_bound(x))) {
+    out.clear();
+    counters.idle_heads += value_heads_;
+    ++counters.silent_layers;
+    // The new slot is replayable (conv_bound proved the projection finite) and no earlier tap reads
+    // a value channel, so it keeps only its input.
+    push_window(tracking, x, qkv_->output_bound(x), /*lazy=*/true, s);
+    return;
+  }
   counters.weights += a_.multiply(x, s.a);
   // β is read only by heads that write or run the reference: b is projected when the first such head
   // comes, unless its finiteness (which every head's path depends on) has to be seen first.

@@ -65,6 +65,7 @@ struct GatedDeltaNetCounters {
   std::uint64_t remembered_heads = 0;  // query or key heads whose outputs came from the memo
   std::uint64_t computed_heads = 0;    // query or key heads projected and convolved
   std::uint64_t idle_heads = 0;       // value heads with a zero key and a zero query: untouched
+  std::uint64_t silent_layers = 0;    // layers whose every head was idle by construction (see step)
   std::uint64_t sparse_heads = 0;     // written and/or read row by row
   std::uint64_t reference_heads = 0;  // run through delta_rule_step
 };
@@ -124,6 +125,8 @@ class FastGatedDeltaNet {
  private:
   // Fills key_groups_ and computed_key_parts_ (at load).
   void group_key_parts();
+  // True when every value head is idle this step without looking at any head (see silent_).
+  bool all_heads_idle(const GatedDeltaNetTracking& tracking, const SparseInput& x, double raw_bound) const;
   // Projects and convolves every channel (inputs that may not be finite, heads not in whole blocks).
   void project_all(const GatedDeltaNetTracking& tracking, const SparseInput& x, GatedDeltaNetScratch& s,
                    GatedDeltaNetCounters& counters, double& raw_bound) const;
@@ -211,6 +214,11 @@ class FastGatedDeltaNet {
   bool norm_finite_ = true;
   std::vector<float> alpha_at_zero_;  // per value head: α when a = ±0
   bool zero_reads_vanish_ = true;     // the gated RMSNorm of an all-zero read-out is ±0 (given finite z)
+  // No query or key channel has a projection weight, `a` has none (α = α at a = 0, which is 1 for
+  // every head) and no value channel is read by an earlier conv tap: with finite inputs, clean states
+  // and replayable window slots, every head is idle and the mixer adds nothing. Compiled models have
+  // many such layers (those that hold no memory bank).
+  bool silent_ = false;
 };
 
 }  // namespace rvformer::engine

@@ -214,6 +214,46 @@ TEST(FastModelTest, ANormOfAnUnchangedInputWithEqualWeightsIsReusedExactly) {
   EXPECT_GE(counters.reused_norms, 2 * counters.tokens);
 }
 
+// Layer 1 holds no memory: no query or key weights, no `a` weights, α = 1 for every head and a conv
+// over the current token only. Its mixer adds nothing without looking at a head, unless a head's
+// state is not clean: an adopted state with a NaN in one head must give NaN read-outs as in the
+// reference.
+TEST(FastModelTest, ALayerWithoutKeysIsSkippedExactly) {
+  const Config config = sparse_test_config(true);
+  auto tensors = random_sparse_model_tensors(config, 16);
+  const std::size_t key_channels = 2 * config.linear_num_key_heads * config.linear_key_head_dim;
+  const std::size_t kernel = config.linear_conv_kernel_dim;
+  for (OwnedTensor& tensor : tensors) {
+    if (tensor.name == "layers.1.linear_attn.in_proj_qkv.weight") {
+      std::fill_n(tensor.values.begin(), key_channels * config.hidden_size, 0.0f);
+    } else if (tensor.name == "layers.1.linear_attn.in_proj_a.weight") {
+      std::fill(tensor.values.begin(), tensor.values.end(), 0.0f);
+    } else if (tensor.name == "layers.1.linear_attn.A_log") {
+      std::fill(tensor.values.begin(), tensor.values.end(), -INFINITY);
+    } else if (tensor.name == "layers.1.linear_attn.conv1d.weight") {
+      for (std::size_t channel = 0; channel < tensor.shape[0]; ++channel) {
+        std::fill_n(tensor.values.begin() + static_cast<std::ptrdiff_t>(channel * kernel), kernel - 1, 0.0f);
+      }
+    }
+  }
+  const fs::path directory = model_directory("silent_layer");
+  write_checkpoint(directory, config, tensors_to_write(tensors, DType::F32));
+  const FastCounters counters = expect_identical_runs(directory, 100, true);
+  EXPECT_GT(counters.gated_delta_net.silent_layers, counters.tokens / 2);
+
+  const Model model = Model::load(directory);
+  FastModel fast = FastModel::load(directory);
+  State reference = model.new_state();
+  for (TokenId token : {5u, 17u, 3u}) model.decode(reference, token);
+  // A NaN in value head 0 (it stays there, and every read-out of the head is NaN).
+  reference.gated_delta_net(1).recurrent[40] = NAN;
+  FastState state = fast.adopt(reference);
+  for (TokenId token = 0; token < 12; ++token) {
+    EXPECT_EQ(first_difference(fast.decode(state, 7 * token), model.decode(reference, 7 * token)), std::nullopt);
+    EXPECT_EQ(first_difference(state.state(), reference), std::nullopt) << "step " << token;
+  }
+}
+
 TEST(FastModelTest, BadInputIsRejectedBeforeTheStateChanges) {
   const fs::path directory = model_directory("bad_input");
   write_random_sparse_model(directory, sparse_test_config(true), 10);
