@@ -222,13 +222,14 @@ void GatedDeltaNetTracking::write_window(std::vector<float>& conv) const {
 
 void FastGatedDeltaNet::step(GatedDeltaNetState& state, GatedDeltaNetTracking& tracking, const SparseInput& x,
                              GatedDeltaNetScratch& s, BlockVector& out, GatedDeltaNetCounters& counters) const {
-  if (silent_ && all_heads_idle(tracking, x, qkv_->output_bound(x))) {
+  double raw_bound = qkv_->output_bound(x);
+  if (silent_ && all_heads_idle(tracking, x, raw_bound)) {
     out.clear();
     counters.idle_heads += value_heads_;
     ++counters.silent_layers;
     // The new slot is replayable (conv_bound proved the projection finite) and no earlier tap reads
     // a value channel, so it keeps only its input.
-    push_window(tracking, x, qkv_->output_bound(x), /*lazy=*/true, s);
+    push_window(tracking, x, raw_bound, /*lazy=*/true, s);
     return;
   }
   counters.weights += a_.multiply(x, s.a);
@@ -247,7 +248,6 @@ void FastGatedDeltaNet::step(GatedDeltaNetState& state, GatedDeltaNetTracking& t
   std::fill(s.value_ready.begin(), s.value_ready.end(), 0);
   std::fill(s.part_convolved.begin(), s.part_convolved.end(), 0);
   // Channels are projected head by head, as needed, when every conv output is provably finite.
-  double raw_bound = qkv_->output_bound(x);
   const bool lazy = by_head_ && conv_bound(tracking, raw_bound) < static_cast<double>(std::numeric_limits<float>::max());
   if (lazy) {
     project_keys(tracking, x, s, counters);

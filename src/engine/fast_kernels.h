@@ -68,8 +68,9 @@ struct FastKernels {
   // values[k], or dense[cols[k]] when values is null (then zeros are skipped). When `written` is not
   // null, sets the bit of every block written (relative to the part). Returns the number of non-zero
   // weights multiplied.
-  std::size_t (*accumulate)(const ColumnStorage& matrix, std::size_t part, const std::uint32_t* cols, const float* values,
-                     const float* dense, std::size_t count, float* y_rows, std::uint64_t* written);
+  std::size_t (*accumulate)(const ColumnStorage& matrix, std::size_t part, const std::uint32_t* cols,
+                            const float* values, const float* dense, std::size_t count, float* y_rows,
+                            std::uint64_t* written);
   // out = SiLU(Σ_tap w_tap·input_tap from +0, in tap order), on the listed blocks, over the taps of
   // block_taps | extra_taps; appends the non-zero outputs.
   ConvolveResult (*convolve)(const ConvolveArgs& args);
