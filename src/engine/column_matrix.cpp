@@ -58,6 +58,20 @@ std::vector<std::size_t> part_bounds(std::size_t rows, std::span<const std::size
   return bounds;
 }
 
+// A column's record; the counts must fit its fields (16-bit per column and part, 32-bit offsets).
+ColumnRange column_range(std::size_t first_block, std::size_t end_block, std::size_t first_entry, std::size_t end_entry,
+                         std::size_t nonzeros) {
+  constexpr std::size_t max_count = std::numeric_limits<std::uint16_t>::max();
+  constexpr std::size_t max_offset = std::numeric_limits<std::uint32_t>::max();
+  if (end_block - first_block > max_count || end_entry - first_entry > max_count || end_block > max_offset ||
+      end_entry > max_offset) {
+    fail("a matrix column holds too many weights for the fast executor's column records");
+  }
+  return {static_cast<std::uint32_t>(first_block), static_cast<std::uint32_t>(first_entry),
+          static_cast<std::uint32_t>(nonzeros), static_cast<std::uint16_t>(end_block - first_block),
+          static_cast<std::uint16_t>(end_entry - first_entry)};
+}
+
 }  // namespace
 
 ColumnMatrix::ColumnMatrix(std::size_t rows, std::size_t cols, std::span<const float> row_major,
@@ -91,7 +105,8 @@ void ColumnMatrix::build(std::span<const std::vector<std::uint32_t>> column_rows
     nonzero_count_ += rows.size();
     std::size_t k = 0;
     for (std::size_t part = 0; part < parts(); ++part) {
-      ranges_.push_back({block_index_.size(), entry_row_.size(), 0});
+      const std::size_t first_block = block_index_.size();
+      const std::size_t first_entry = entries_.size();
       const std::size_t begin = part_begin_[part];
       const std::size_t first_in_part = k;
       while (k < rows.size() && rows[k] < part_begin_[part + 1]) {
@@ -110,17 +125,13 @@ void ColumnMatrix::build(std::span<const std::vector<std::uint32_t>> column_rows
           float* dense = block_values_.data() + block_values_.size() - block_lanes;
           for (std::size_t e = k; e < end; ++e) dense[rows[e] % block_lanes] = values[e];
         } else {
-          for (std::size_t e = k; e < end; ++e) {
-            entry_row_.push_back(static_cast<std::uint32_t>(rows[e] - begin));
-            entry_value_.push_back(values[e]);
-          }
+          for (std::size_t e = k; e < end; ++e) entries_.push_back({static_cast<std::uint32_t>(rows[e] - begin), values[e]});
         }
         k = end;
       }
-      ranges_.back().nonzeros = k - first_in_part;
+      ranges_.push_back(column_range(first_block, block_index_.size(), first_entry, entries_.size(), k - first_in_part));
     }
   }
-  ranges_.push_back({block_index_.size(), entry_row_.size(), 0});
   for (std::size_t part = 0; part < parts(); ++part) {
     part_column_begin_.push_back(part_columns_.size());
     for (std::size_t col = 0; col < cols_; ++col) {
@@ -164,8 +175,7 @@ std::size_t ColumnMatrix::multiply(const SparseInput& x, BlockVector& y) const {
 
 std::size_t ColumnMatrix::accumulate_part(const SparseInput& x, std::size_t part, float* y_rows, BlockSet* written) const {
   const FastKernels& kernels = fast_kernels();
-  const ColumnStorage storage{parts(),           ranges_.data(),    block_index_.data(),
-                              block_values_.data(), entry_row_.data(), entry_value_.data()};
+  const ColumnStorage storage{parts(), ranges_.data(), block_index_.data(), block_values_.data(), entries_.data()};
   std::uint64_t* written_words = written != nullptr ? written->words().data() : nullptr;
   if (!needs_every_row(x)) {
     const std::span<const std::uint32_t> columns = part_columns(part);
@@ -197,14 +207,16 @@ std::size_t ColumnMatrix::accumulate_part(const SparseInput& x, std::size_t part
 
 void ColumnMatrix::accumulate_every_row(std::size_t col, float x, std::size_t part, float* y_rows) const {
   std::vector<float> weights(part_end(part) - part_begin(part), 0.0f);
-  const std::size_t i = index(col, part);
-  for (std::size_t b = ranges_[i].block_begin; b < ranges_[i + 1].block_begin; ++b) {
+  const ColumnRange& range = ranges_[index(col, part)];
+  for (std::size_t b = range.block_begin; b < range.block_begin + range.block_count; ++b) {
     for (std::size_t lane = 0; lane < block_lanes; ++lane) {
       const std::size_t row = block_index_[b] * block_lanes + lane;
       if (row < weights.size()) weights[row] = block_values_[b * block_lanes + lane];
     }
   }
-  for (std::size_t e = ranges_[i].entry_begin; e < ranges_[i + 1].entry_begin; ++e) weights[entry_row_[e]] = entry_value_[e];
+  for (std::size_t e = range.entry_begin; e < range.entry_begin + range.entry_count; ++e) {
+    weights[entries_[e].row] = entries_[e].value;
+  }
   for (std::size_t row = 0; row < weights.size(); ++row) y_rows[row] += weights[row] * x;
 }
 

@@ -88,13 +88,12 @@ class ColumnMatrix {
   bool has_nonfinite_weights_ = false;
   double max_row_magnitude_ = 0;  // max over rows of Σ|w|
   std::vector<std::size_t> part_begin_{0, 0};
-  // Per (column, part), then the end: where its dense blocks (block index relative to the part, 16
-  // values each) and single entries (row relative to the part, value) start.
+  // Per (column, part): where its dense blocks (block index relative to the part, 16 values each)
+  // and single entries (row relative to the part, value) start, and how many there are.
   std::vector<ColumnRange> ranges_;
   std::vector<std::uint32_t> block_index_;
   BlockFloats block_values_;
-  std::vector<std::uint32_t> entry_row_;
-  std::vector<float> entry_value_;
+  std::vector<ColumnEntry> entries_;
   std::vector<std::uint32_t> reachable_blocks_;  // blocks of y any weight reaches (all parts)
   // Per part, the columns with a weight in it (increasing): a part with fewer of them than the
   // input has non-zeros walks these instead.

@@ -373,8 +373,7 @@ void FastGatedDeltaNet::recall_key_group(std::size_t group_index, const GatedDel
     for (std::uint32_t part : group.parts) s.part_convolved[part] = 1;
     return;
   }
-  const std::uint64_t hash = Memo::hash(key);
-  if (const auto outputs = group.memo.find(key, hash)) {
+  if (const auto outputs = group.memo.find(key)) {
     // Pairs of (channel, value bits); query and key parts are key_head_dim channels each.
     for (std::size_t k = 0; k < outputs->size(); k += 2) {
       const std::uint32_t channel = (*outputs)[k];
@@ -394,7 +393,7 @@ void FastGatedDeltaNet::recall_key_group(std::size_t group_index, const GatedDel
     }
   }
   counters.computed_heads += group.parts.size();
-  group.memo.remember(key, hash, s.memo_result);
+  group.memo.remember(key, s.memo_result);
 }
 
 void FastGatedDeltaNet::ensure_convolved(std::size_t part, const GatedDeltaNetTracking& tracking, const SparseInput& x,

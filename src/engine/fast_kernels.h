@@ -12,23 +12,30 @@
 
 namespace rvformer::engine {
 
-// Where one column's weights in one part of a ColumnMatrix start (the next range's starts are where
-// they end), and how many non-zero weights they hold: one record, so that a product's visit to a
-// column touches one place.
+// One column's weights in one part of a ColumnMatrix: where its dense blocks and single entries
+// start, how many there are and how many non-zero weights they hold, in one 16-byte record, so
+// that a product's visit to a column reads one place before the weights themselves.
 struct ColumnRange {
-  std::size_t block_begin;
-  std::size_t entry_begin;
-  std::size_t nonzeros;
+  std::uint32_t block_begin;
+  std::uint32_t entry_begin;
+  std::uint32_t nonzeros;
+  std::uint16_t block_count;
+  std::uint16_t entry_count;
+};
+
+// A single non-zero weight: its row (relative to the part) and value, side by side.
+struct ColumnEntry {
+  std::uint32_t row;
+  float value;
 };
 
 // A ColumnMatrix's storage as the kernels read it (see column_matrix.h).
 struct ColumnStorage {
   std::size_t parts;
-  const ColumnRange* ranges;  // per column·parts + part, then the end
+  const ColumnRange* ranges;  // per column·parts + part
   const std::uint32_t* block_index;
   const float* block_values;  // 16 per block
-  const std::uint32_t* entry_row;
-  const float* entry_value;
+  const ColumnEntry* entries;
 };
 
 // Where a kernel appends the entries of its output that are not ±0 (capacity is the caller's duty).

@@ -37,10 +37,9 @@ std::uint32_t FastLmHead::argmax(const SparseInput& hidden, std::uint64_t& weigh
   if (matrix_.needs_every_row(hidden)) return static_cast<std::uint32_t>(engine::argmax(logits(hidden, weights)));
   memo_key_.clear();
   hidden.nonzeros.append_words(memo_key_);
-  const std::uint64_t hash = Memo::hash(memo_key_);
-  if (const auto token = memo_.find(memo_key_, hash)) return (*token)[0];
+  if (const auto token = memo_.find(memo_key_)) return (*token)[0];
   const std::uint32_t token = compute_argmax(hidden, weights);
-  memo_.remember(memo_key_, hash, std::span(&token, 1));
+  memo_.remember(memo_key_, std::span(&token, 1));
   return token;
 }
 

@@ -357,8 +357,7 @@ void FastModel::Impl::mlp_step(FastMlp& mlp) {
     words += 2 * std::size_t{mlp.reads[normed_nonzeros.index(k)]};
   }
   const std::span<const std::uint32_t> key(memo_key.data(), words);
-  const std::uint64_t hash = Memo::hash(key);
-  if (const auto output = mlp.memo.find(key, hash)) {
+  if (const auto output = mlp.memo.find(key)) {
     update_nonzeros.assign_words(*output);
     ++counters.remembered_mlps;
     return;
@@ -378,7 +377,7 @@ void FastModel::Impl::mlp_step(FastMlp& mlp) {
   update.gather(update_nonzeros);
   memo_result.clear();
   update_nonzeros.append_words(memo_result);
-  mlp.memo.remember(key, hash, memo_result);
+  mlp.memo.remember(key, memo_result);
 }
 
 void FastModel::Impl::run_layers(FastState& state, TokenId token) {

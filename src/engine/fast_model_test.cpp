@@ -429,11 +429,10 @@ TEST(FastKernelsTest, EveryVariantMatchesTheBaseline) {
       return result.nonzeros * 2 + result.finite;
     });
     // A column product: column 0 has dense blocks 0 and 2, column 1 block 1, columns 1 and 2 single entries.
-    const ColumnRange ranges[] = {{0, 0, 32}, {2, 0, 17}, {3, 1, 2}, {3, 3, 0}};
+    const ColumnRange ranges[] = {{0, 0, 32, 2, 0}, {2, 0, 17, 1, 1}, {3, 1, 2, 0, 2}};
     const std::uint32_t block_index[] = {0, 2, 1};
-    const std::uint32_t entry_row[] = {5, 20, 47};
-    const float entry_value[] = {0.75f, -3.5f, 1e-3f};
-    const ColumnStorage storage{1, ranges, block_index, c.data(), entry_row, entry_value};
+    const ColumnEntry entries[] = {{5, 0.75f}, {20, -3.5f}, {47, 1e-3f}};
+    const ColumnStorage storage{1, ranges, block_index, c.data(), entries};
     const std::uint32_t cols[] = {0, 1, 2};
     const float factors[] = {1.5f, -2.25f, 3.0f};
     std::vector<float> expected(64, 0.0f), got(64, 0.0f);

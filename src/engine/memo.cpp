@@ -41,23 +41,36 @@ std::uint64_t Memo::hash(std::span<const std::uint32_t> key) {
   return (hash ^ (hash >> 31)) | 1;  // odd: never the empty mark 0
 }
 
-std::optional<std::span<const std::uint32_t>> Memo::find(std::span<const std::uint32_t> key, std::uint64_t hash) const {
-  const std::uint32_t* entry = words(slot(hash));
-  std::uint64_t stored;
-  std::memcpy(&stored, entry, sizeof stored);
-  if (stored != hash) return std::nullopt;
+std::optional<std::span<const std::uint32_t>> Memo::match(const std::uint32_t* entry,
+                                                          std::span<const std::uint32_t> key) const {
   if (entry[2] != key.size() || !std::equal(key.begin(), key.end(), entry + header_words)) return std::nullopt;
   return std::span(entry + header_words + max_key_, entry[3]);
 }
 
-void Memo::remember(std::span<const std::uint32_t> key, std::uint64_t hash, std::span<const std::uint32_t> result) {
+std::optional<std::span<const std::uint32_t>> Memo::find(std::span<const std::uint32_t> key) const {
+  if (recent_ != nullptr) {
+    if (const auto result = match(recent_, key)) return result;
+  }
+  const std::uint64_t key_hash = hash(key);
+  const std::uint32_t* entry = words(slot(key_hash));
+  std::uint64_t stored;
+  std::memcpy(&stored, entry, sizeof stored);
+  if (stored != key_hash) return std::nullopt;
+  const auto result = match(entry, key);
+  if (result) recent_ = entry;
+  return result;
+}
+
+void Memo::remember(std::span<const std::uint32_t> key, std::span<const std::uint32_t> result) {
   if (key.size() > max_key_ || result.size() > max_result_) return;
-  std::uint32_t* entry = words(slot(hash));
-  std::memcpy(entry, &hash, sizeof hash);
+  const std::uint64_t key_hash = hash(key);
+  std::uint32_t* entry = words(slot(key_hash));
+  std::memcpy(entry, &key_hash, sizeof key_hash);
   entry[2] = static_cast<std::uint32_t>(key.size());
   entry[3] = static_cast<std::uint32_t>(result.size());
   std::copy(key.begin(), key.end(), entry + header_words);
   std::copy(result.begin(), result.end(), entry + header_words + max_key_);
+  recent_ = entry;
 }
 
 }  // namespace rvformer::engine

@@ -21,13 +21,16 @@ class Memo {
   std::size_t max_key() const { return max_key_; }
   std::size_t max_result() const { return max_result_; }
   static std::uint64_t hash(std::span<const std::uint32_t> key);
-  // The result remembered for `key` (whose hash is `hash`), if any.
-  std::optional<std::span<const std::uint32_t>> find(std::span<const std::uint32_t> key, std::uint64_t hash) const;
+  // The result remembered for `key`, if any. The entry last found or remembered is compared first,
+  // without hashing: a compiled model's layer often sees the same input as on the token before.
+  std::optional<std::span<const std::uint32_t>> find(std::span<const std::uint32_t> key) const;
   // Remembers a result, unless the key or the result is too long.
-  void remember(std::span<const std::uint32_t> key, std::uint64_t hash, std::span<const std::uint32_t> result);
+  void remember(std::span<const std::uint32_t> key, std::span<const std::uint32_t> result);
 
  private:
   std::size_t slot(std::uint64_t hash) const { return (hash >> 32) & mask_; }
+  // The result in `entry` when it holds `key`.
+  std::optional<std::span<const std::uint32_t>> match(const std::uint32_t* entry, std::span<const std::uint32_t> key) const;
   std::uint32_t* words(std::size_t slot) { return words_.get() + slot * stride_; }
   const std::uint32_t* words(std::size_t slot) const { return words_.get() + slot * stride_; }
 
@@ -44,6 +47,7 @@ class Memo {
   // fresh pages: a memo occupies memory only for the slots it uses.
   std::size_t stride_;
   std::unique_ptr<std::uint32_t[], FreeWords> words_;
+  mutable const std::uint32_t* recent_ = nullptr;  // the entry last found or remembered
 };
 
 }  // namespace rvformer::engine
