@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/bitwise_comparison.h"
+#include "engine/column_matrix.h"
 #include "engine/fast_kernels.h"
 #include "engine/fast_lm_head.h"
 #include "engine/fast_ops.h"
@@ -264,6 +265,21 @@ TEST(FastModelTest, BadInputIsRejectedBeforeTheStateChanges) {
   Config other = sparse_test_config(true);
   other.hidden_size = 64;
   EXPECT_THROW(fast.adopt(State(other)), Error);
+}
+
+// A column's record counts its dense blocks in 16 bits: a column of 65,535 full blocks loads, one of
+// 65,536 is refused with a clear error instead of wrapping the count.
+TEST(ColumnMatrixTest, AColumnTooLongForItsRecordIsRefused) {
+  const std::size_t largest = 65'535 * block_lanes;
+  const std::vector<float> ones(largest + block_lanes, 1.0f);
+  const ColumnMatrix loaded(largest, 1, std::span(ones).first(largest));
+  EXPECT_EQ(loaded.nonzero_count(), largest);
+  try {
+    ColumnMatrix(largest + block_lanes, 1, ones);
+    ADD_FAILURE() << "a column of 65,536 blocks was accepted";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("too many weights"), std::string::npos) << error.what();
+  }
 }
 
 // An infinite weight makes NaNs that spread through the rest of the pass; a huge embedding value
