@@ -2,6 +2,7 @@
 #include "engine/column_matrix.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -59,8 +60,8 @@ std::vector<std::size_t> part_bounds(std::size_t rows, std::span<const std::size
 }
 
 // A column's record; the counts must fit its fields (16-bit per column and part, 32-bit offsets).
-ColumnRange column_range(std::size_t first_block, std::size_t end_block, std::size_t first_entry, std::size_t end_entry,
-                         std::size_t nonzeros) {
+ColumnRange column_range(std::size_t first_block, std::size_t end_block, bool bfloat16, std::size_t first_entry,
+                         std::size_t end_entry, std::size_t nonzeros) {
   constexpr std::size_t max_count = std::numeric_limits<std::uint16_t>::max();
   constexpr std::size_t max_offset = std::numeric_limits<std::uint32_t>::max();
   if (end_block - first_block > max_count || end_entry - first_entry > max_count || end_block > max_offset ||
@@ -68,8 +69,13 @@ ColumnRange column_range(std::size_t first_block, std::size_t end_block, std::si
     fail("a matrix column holds too many weights for the fast executor's column records");
   }
   return {static_cast<std::uint32_t>(first_block), static_cast<std::uint32_t>(first_entry),
-          static_cast<std::uint32_t>(nonzeros), static_cast<std::uint16_t>(end_block - first_block),
-          static_cast<std::uint16_t>(end_entry - first_entry)};
+          static_cast<std::uint32_t>(nonzeros),    bfloat16,
+          static_cast<std::uint16_t>(end_block - first_block), static_cast<std::uint16_t>(end_entry - first_entry)};
+}
+
+// True when every value is a bfloat16 value: its float's lower 16 bits are zero.
+bool all_bfloat16(std::span<const float> values) {
+  return std::all_of(values.begin(), values.end(), [](float value) { return (std::bit_cast<std::uint32_t>(value) & 0xffffu) == 0; });
 }
 
 }  // namespace
@@ -129,7 +135,7 @@ void ColumnMatrix::build(std::span<const std::vector<std::uint32_t>> column_rows
         }
         k = end;
       }
-      ranges_.push_back(column_range(first_block, block_index_.size(), first_entry, entries_.size(), k - first_in_part));
+      ranges_.push_back(record_part(first_block, first_entry, k - first_in_part));
     }
   }
   for (std::size_t part = 0; part < parts(); ++part) {
@@ -146,6 +152,21 @@ void ColumnMatrix::build(std::span<const std::vector<std::uint32_t>> column_rows
     if (reachable[block]) reachable_blocks_.push_back(static_cast<std::uint32_t>(block));
   }
   for (double magnitude : row_magnitude) max_row_magnitude_ = std::max(max_row_magnitude_, magnitude);
+}
+
+// The record of the column part whose blocks and entries were just appended; its blocks move to the
+// bfloat16 storage when every weight in them is a bfloat16 value.
+ColumnRange ColumnMatrix::record_part(std::size_t first_block, std::size_t first_entry, std::size_t nonzeros) {
+  const std::span<const float> values = std::span(block_values_).subspan(first_block * block_lanes);
+  if (values.empty() || !all_bfloat16(values)) {
+    return column_range(first_block, block_index_.size(), false, first_entry, entries_.size(), nonzeros);
+  }
+  const std::size_t first_narrow = bfloat16_block_index_.size();
+  bfloat16_block_index_.insert(bfloat16_block_index_.end(), block_index_.begin() + first_block, block_index_.end());
+  for (float value : values) bfloat16_block_values_.push_back(static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(value) >> 16));
+  block_index_.resize(first_block);
+  block_values_.resize(first_block * block_lanes);
+  return column_range(first_narrow, bfloat16_block_index_.size(), true, first_entry, entries_.size(), nonzeros);
 }
 
 double ColumnMatrix::output_bound(const SparseInput& x) const {
@@ -175,7 +196,11 @@ std::size_t ColumnMatrix::multiply(const SparseInput& x, BlockVector& y) const {
 
 std::size_t ColumnMatrix::accumulate_part(const SparseInput& x, std::size_t part, float* y_rows, BlockSet* written) const {
   const FastKernels& kernels = fast_kernels();
-  const ColumnStorage storage{parts(), ranges_.data(), block_index_.data(), block_values_.data(), entries_.data()};
+  const ColumnStorage storage{parts(),
+                              ranges_.data(),
+                              {block_index_.data(), block_values_.data()},
+                              {bfloat16_block_index_.data(), bfloat16_block_values_.data()},
+                              entries_.data()};
   std::uint64_t* written_words = written != nullptr ? written->words().data() : nullptr;
   if (!needs_every_row(x)) {
     const std::span<const std::uint32_t> columns = part_columns(part);
@@ -209,9 +234,16 @@ void ColumnMatrix::accumulate_every_row(std::size_t col, float x, std::size_t pa
   std::vector<float> weights(part_end(part) - part_begin(part), 0.0f);
   const ColumnRange& range = ranges_[index(col, part)];
   for (std::size_t b = range.block_begin; b < range.block_begin + range.block_count; ++b) {
+    const std::uint32_t block = range.bfloat16 ? bfloat16_block_index_[b] : block_index_[b];
     for (std::size_t lane = 0; lane < block_lanes; ++lane) {
-      const std::size_t row = block_index_[b] * block_lanes + lane;
-      if (row < weights.size()) weights[row] = block_values_[b * block_lanes + lane];
+      const std::size_t row = block * block_lanes + lane;
+      const std::size_t at = b * block_lanes + lane;
+      if (row >= weights.size()) continue;
+      if (range.bfloat16) {
+        weights[row] = std::bit_cast<float>(std::uint32_t{bfloat16_block_values_[at]} << 16);
+      } else {
+        weights[row] = block_values_[at];
+      }
     }
   }
   for (std::size_t e = range.entry_begin; e < range.entry_begin + range.entry_count; ++e) {

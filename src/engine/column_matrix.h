@@ -47,6 +47,9 @@ class ColumnMatrix {
   std::size_t rows() const { return rows_; }
   std::size_t cols() const { return cols_; }
   std::size_t nonzero_count() const { return nonzero_count_; }
+  // Dense 16-row blocks stored as fp32 and as bfloat16.
+  std::size_t float_blocks() const { return block_index_.size(); }
+  std::size_t bfloat16_blocks() const { return bfloat16_block_index_.size(); }
   std::size_t parts() const { return part_begin_.size() - 1; }
   std::size_t part_begin(std::size_t part) const { return part_begin_[part]; }
   std::size_t part_end(std::size_t part) const { return part_begin_[part + 1]; }
@@ -78,6 +81,7 @@ class ColumnMatrix {
  private:
   // Fills the storage from each column's non-zero entries (increasing rows).
   void build(std::span<const std::vector<std::uint32_t>> column_rows, std::span<const std::vector<float>> column_values);
+  ColumnRange record_part(std::size_t first_block, std::size_t first_entry, std::size_t nonzeros);
   std::size_t index(std::size_t col, std::size_t part) const { return col * parts() + part; }
   // Every row of the part: W[:, col]·x for a non-finite x (zero weights give NaN, as the reference).
   void accumulate_every_row(std::size_t col, float x, std::size_t part, float* y_rows) const;
@@ -93,6 +97,9 @@ class ColumnMatrix {
   std::vector<ColumnRange> ranges_;
   std::vector<std::uint32_t> block_index_;
   BlockFloats block_values_;
+  // The blocks of column parts whose block weights are all bfloat16 values, as their upper halves.
+  std::vector<std::uint32_t> bfloat16_block_index_;
+  std::vector<std::uint16_t, BlockAllocator<std::uint16_t>> bfloat16_block_values_;
   std::vector<ColumnEntry> entries_;
   std::vector<std::uint32_t> reachable_blocks_;  // blocks of y any weight reaches (all parts)
   // Per part, the columns with a weight in it (increasing): a part with fewer of them than the

@@ -14,11 +14,14 @@ namespace rvformer::engine {
 
 // One column's weights in one part of a ColumnMatrix: where its dense blocks and single entries
 // start, how many there are and how many non-zero weights they hold, in one 16-byte record, so
-// that a product's visit to a column reads one place before the weights themselves.
+// that a product's visit to a column reads one place before the weights themselves. A column whose
+// block weights are all bfloat16 values (the low 16 bits of each float are zero) keeps its blocks
+// in bfloat16, half the bytes, which widen back to the same floats exactly.
 struct ColumnRange {
-  std::uint32_t block_begin;
+  std::uint32_t block_begin;  // in the fp32 or the bfloat16 blocks, as `bfloat16` says
   std::uint32_t entry_begin;
-  std::uint32_t nonzeros;
+  std::uint32_t nonzeros : 31;
+  std::uint32_t bfloat16 : 1;
   std::uint16_t block_count;
   std::uint16_t entry_count;
 };
@@ -29,12 +32,19 @@ struct ColumnEntry {
   float value;
 };
 
+// Dense 16-row blocks: each block's index (relative to the part) and its 16 weights.
+template <typename Weight>
+struct DenseBlocks {
+  const std::uint32_t* index;
+  const Weight* values;  // 16 per block
+};
+
 // A ColumnMatrix's storage as the kernels read it (see column_matrix.h).
 struct ColumnStorage {
   std::size_t parts;
   const ColumnRange* ranges;  // per column·parts + part
-  const std::uint32_t* block_index;
-  const float* block_values;  // 16 per block
+  DenseBlocks<float> blocks;
+  DenseBlocks<std::uint16_t> bfloat16_blocks;  // the upper halves of the floats
   const ColumnEntry* entries;
 };
 

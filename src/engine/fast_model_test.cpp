@@ -267,6 +267,50 @@ TEST(FastModelTest, BadInputIsRejectedBeforeTheStateChanges) {
   EXPECT_THROW(fast.adopt(State(other)), Error);
 }
 
+// Columns whose block weights are all bfloat16 values keep their blocks in bfloat16; products over
+// them equal the reference's sums (every column's term in column order, from +0) bit for bit.
+TEST(ColumnMatrixTest, BfloatColumnsGiveTheReferenceProducts) {
+  const std::size_t rows = 70, cols = 24;
+  std::mt19937 random(5);
+  std::uniform_real_distribution<float> uniform(-3.0f, 3.0f);
+  std::vector<float> weights(rows * cols, 0.0f);
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t c = 0; c < cols; ++c) {
+      if ((r * 7 + c * 3) % 5 == 0) continue;  // dense blocks, with a few zeros in them
+      // Even columns: bfloat16 values; odd columns: full floats, except the rare one that is not.
+      // (Kept as bits: GCC 12 at -O2 folds `c % 2 == 0 ? bit_cast<float>(bits & mask) : value` to value.)
+      const std::uint32_t bits = std::bit_cast<std::uint32_t>(uniform(random));
+      weights[r * cols + c] = std::bit_cast<float>(c % 2 == 0 ? bits & 0xffff0000u : bits);
+    }
+  }
+  const ColumnMatrix matrix(rows, cols, weights);
+  EXPECT_GT(matrix.bfloat16_blocks(), 0u);
+  EXPECT_GT(matrix.float_blocks(), 0u);
+  std::vector<float> x(cols, 0.0f);
+  SparseVector nonzeros(cols);
+  for (std::size_t c = 0; c < cols; c += 1 + c % 2) {
+    x[c] = uniform(random);
+    nonzeros.push(static_cast<std::uint32_t>(c), x[c]);
+  }
+  const auto expect_reference_product = [&] {
+    BlockVector y(rows);
+    matrix.multiply({x, nonzeros}, y);
+    for (std::size_t r = 0; r < rows; ++r) {
+      float expected = 0.0f;
+      for (std::size_t c = 0; c < cols; ++c) expected += weights[r * cols + c] * x[c];
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(y.values()[r]), std::bit_cast<std::uint32_t>(expected)) << "row " << r;
+    }
+  };
+  expect_reference_product();
+  // An infinite input at a bfloat16 column reaches every row (its zero weights give NaN).
+  x[2] = INFINITY;
+  nonzeros.clear();
+  for (std::size_t c = 0; c < cols; ++c) {
+    if (x[c] != 0.0f) nonzeros.push(static_cast<std::uint32_t>(c), x[c]);
+  }
+  expect_reference_product();
+}
+
 // A column's record counts its dense blocks in 16 bits: a column of 65,535 full blocks loads, one of
 // 65,536 is refused with a clear error instead of wrapping the count.
 TEST(ColumnMatrixTest, AColumnTooLongForItsRecordIsRefused) {
@@ -445,19 +489,29 @@ TEST(FastKernelsTest, EveryVariantMatchesTheBaseline) {
       return result.nonzeros * 2 + result.finite;
     });
     // A column product: column 0 has dense blocks 0 and 2, column 1 block 1, columns 1 and 2 single entries.
-    const ColumnRange ranges[] = {{0, 0, 32, 2, 0}, {2, 0, 17, 1, 1}, {3, 1, 2, 0, 2}};
+    // A column product: column 0 has dense blocks 0 and 2, column 1 block 1, columns 1 and 2 single
+    // entries, column 3 bfloat16 blocks 3 and 0 (the upper halves of a's first 32 values).
+    const ColumnRange ranges[] = {{0, 0, 32, 0, 2, 0}, {2, 0, 17, 0, 1, 1}, {3, 1, 2, 0, 0, 2}, {0, 3, 32, 1, 2, 0}};
     const std::uint32_t block_index[] = {0, 2, 1};
+    const std::uint32_t bfloat16_index[] = {3, 0};
+    std::vector<std::uint16_t> bfloat16_values(32);
+    for (std::size_t i = 0; i < bfloat16_values.size(); ++i) {
+      bfloat16_values[i] = static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(a[i]) >> 16);
+    }
     const ColumnEntry entries[] = {{5, 0.75f}, {20, -3.5f}, {47, 1e-3f}};
-    const ColumnStorage storage{1, ranges, block_index, c.data(), entries};
-    const std::uint32_t cols[] = {0, 1, 2};
-    const float factors[] = {1.5f, -2.25f, 3.0f};
+    const ColumnStorage storage{1, ranges, {block_index, c.data()}, {bfloat16_index, bfloat16_values.data()}, entries};
+    const std::uint32_t cols[] = {0, 1, 2, 3};
+    const float factors[] = {1.5f, -2.25f, 3.0f, -0.625f};
     std::vector<float> expected(64, 0.0f), got(64, 0.0f);
     std::uint64_t expected_written = 0, got_written = 0;
-    // The weight counts come from the ranges: 32 + 17 + 2.
-    EXPECT_EQ(baseline.accumulate(storage, 0, cols, factors, nullptr, 3, expected.data(), &expected_written), 51u);
-    EXPECT_EQ(kernels.accumulate(storage, 0, cols, factors, nullptr, 3, got.data(), &got_written), 51u);
+    // The weight counts come from the ranges: 32 + 17 + 2 + 32.
+    EXPECT_EQ(baseline.accumulate(storage, 0, cols, factors, nullptr, 4, expected.data(), &expected_written), 83u);
+    EXPECT_EQ(kernels.accumulate(storage, 0, cols, factors, nullptr, 4, got.data(), &got_written), 83u);
     EXPECT_EQ(first_difference(got, expected), std::nullopt);
     EXPECT_EQ(got_written, expected_written);
+    // The bfloat16 blocks widen exactly: row 48 + lane of block 3 got weight bfloat16(a[lane]).
+    const float widened = std::bit_cast<float>(std::uint32_t{bfloat16_values[1]} << 16);
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(expected[49]), std::bit_cast<std::uint32_t>(0.0f + widened * -0.625f));
     // The argmax scan over written blocks (the last block only partly inside the rows).
     for (const std::size_t rows : {blocks * 16, blocks * 16 - 5}) {
       std::vector<float> scores_expected = b, scores_got = b;
