@@ -7,7 +7,9 @@
 //   terms in the reference order of packed_matrix.h; the terms left out are products with a zero
 //   weight or a zero input, which are ±0 (for finite factors) and cannot change a sum that started
 //   at +0 (such a sum is never −0). A non-finite input, or a matrix holding a non-finite weight,
-//   takes every term instead, as the reference does (0·∞ = NaN).
+//   takes every term instead, as the reference does (0·∞ = NaN). A column part whose dense-block
+//   weights are all bfloat16 values keeps those blocks as their upper 16 bits, which widen back to
+//   the same floats exactly: half the bytes for the kernel to stream.
 // * SparseRows: row by row (CSR), for the token embedding lookup.
 //
 // Rows may be split into parts (contiguous ranges of whole blocks) that can be computed
