@@ -4,10 +4,10 @@
 // pays only where a piece of work outweighs this cost (docs/performance.md, "Both cores").
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <new>
 #include <thread>
 
 #include <CLI/CLI.hpp>

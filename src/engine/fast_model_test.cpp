@@ -489,7 +489,6 @@ TEST(FastKernelsTest, EveryVariantMatchesTheBaseline) {
           k.convolve({listed.data(), listed.size(), inputs, c.data(), 0, block_taps.data(), 1, out, sink, silu});
       return result.nonzeros * 2 + result.finite;
     });
-    // A column product: column 0 has dense blocks 0 and 2, column 1 block 1, columns 1 and 2 single entries.
     // A column product: column 0 has dense blocks 0 and 2, column 1 block 1, columns 1 and 2 single
     // entries, column 3 bfloat16 blocks 3 and 0 (the upper halves of a's first 32 values).
     const ColumnRange ranges[] = {{0, 0, 32, 0, 2, 0}, {2, 0, 17, 0, 1, 1}, {3, 1, 2, 0, 0, 2}, {0, 3, 32, 1, 2, 0}};

@@ -20,7 +20,6 @@ class Memo {
 
   std::size_t max_key() const { return max_key_; }
   std::size_t max_result() const { return max_result_; }
-  static std::uint64_t hash(std::span<const std::uint32_t> key);
   // The result remembered for `key`, if any. The entry last found or remembered is compared first,
   // without hashing: a compiled model's layer often sees the same input as on the token before.
   std::optional<std::span<const std::uint32_t>> find(std::span<const std::uint32_t> key) const;
@@ -28,6 +27,7 @@ class Memo {
   void remember(std::span<const std::uint32_t> key, std::span<const std::uint32_t> result);
 
  private:
+  static std::uint64_t hash(std::span<const std::uint32_t> key);
   std::size_t slot(std::uint64_t hash) const { return (hash >> 32) & mask_; }
   // The result in `entry` when it holds `key`.
   std::optional<std::span<const std::uint32_t>> match(const std::uint32_t* entry, std::span<const std::uint32_t> key) const;
