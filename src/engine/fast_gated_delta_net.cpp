@@ -28,11 +28,6 @@ bool is_clean(std::span<const float> state) {
   });
 }
 
-// acc[i] += row[i]·factor for i < count (the recall, the write and the read of the delta rule).
-void add_scaled(float* __restrict acc, const float* __restrict row, float factor, std::size_t count) {
-  for (std::size_t i = 0; i < count; ++i) acc[i] += row[i] * factor;
-}
-
 }  // namespace
 
 GatedDeltaNetScratch::GatedDeltaNetScratch(const Config& config)
@@ -57,10 +52,13 @@ GatedDeltaNetScratch::GatedDeltaNetScratch(const Config& config)
 
       recall(config.linear_value_head_dim),
       delta(config.linear_value_head_dim),
-      read(config.linear_value_head_dim),
+      read(block_count(config.linear_value_head_dim) * block_lanes),
       dense_key(config.linear_key_head_dim),
       dense_query(config.linear_key_head_dim),
-      read_lanes(config.linear_value_head_dim) {}
+      read_nonzeros(config.linear_value_head_dim) {
+  for (std::uint32_t block = 0; block < block_count(config.linear_value_head_dim); ++block) read_blocks.push_back(block);
+  for (std::uint32_t row = 0; row < config.linear_key_head_dim; ++row) every_key_row.push_back(row);
+}
 
 FastGatedDeltaNet::FastGatedDeltaNet(const Config& config, const Checkpoint& checkpoint, std::size_t layer)
     : key_heads_(config.linear_num_key_heads),
@@ -565,33 +563,28 @@ const float* FastGatedDeltaNet::head_value(const GatedDeltaNetScratch& s, std::s
 bool FastGatedDeltaNet::sparse_head(std::size_t head, const KeyHeadInput& input, std::span<float> state,
                                     std::uint8_t& clean, GatedDeltaNetScratch& s, bool& read_is_zero) const {
   const std::size_t dim = value_head_dim_;
+  const FastKernels& kernels = fast_kernels();
   if (!input.key.empty()) {
-    const float beta = sigmoid(s.b.data()[head]);
-    const float* value = head_value(s, head);
-    std::fill(s.recall.begin(), s.recall.end(), 0.0f);
-    for (std::size_t k = 0; k < input.key.size(); ++k) {
-      add_scaled(s.recall.data(), state.data() + input.key.index(k) * dim, input.key.value(k), dim);
-    }
-    for (std::size_t i = 0; i < dim; ++i) s.delta[i] = (value[i] - s.recall[i]) * beta;
-    if (!all_finite(s.delta)) return false;
-    for (std::size_t k = 0; k < input.key.size(); ++k) {
-      float* row = state.data() + input.key.index(k) * dim;
-      // key·δ, the reference's operand order (multiplication is commutative in IEEE arithmetic anyway).
-      for (std::size_t i = 0; i < dim; ++i) row[i] += input.key.value(k) * s.delta[i];
-      if (!engine::all_finite(row, dim)) clean = 0;
-    }
+    const auto rows = input.key.indices().data();
+    const auto factors = input.key.values().data();
+    kernels.sum_scaled_rows(state.data(), dim, rows, factors, input.key.size(), s.recall.data());
+    // key·δ, the reference's operand order (multiplication is commutative in IEEE arithmetic anyway).
+    const DeltaRuleWrite write = kernels.delta_rule_write(state.data(), dim, rows, factors, input.key.size(),
+                                                          head_value(s, head), s.recall.data(),
+                                                          sigmoid(s.b.data()[head]), s.delta.data());
+    if (!write.delta_finite) return false;
+    if (!write.rows_finite) clean = 0;
   }
   read_is_zero = input.query.empty() && clean;
   if (read_is_zero) return true;
-  std::fill(s.read.begin(), s.read.end(), 0.0f);
   if (clean) {
-    for (std::size_t k = 0; k < input.query.size(); ++k) {
-      add_scaled(s.read.data(), state.data() + input.query.index(k) * dim, input.query.value(k), dim);
-    }
+    kernels.sum_scaled_rows(state.data(), dim, input.query.indices().data(), input.query.values().data(),
+                            input.query.size(), s.read.data());
   } else {
     std::fill(s.dense_query.begin(), s.dense_query.end(), 0.0f);
     for (std::size_t k = 0; k < input.query.size(); ++k) s.dense_query[input.query.index(k)] = input.query.value(k);
-    for (std::size_t m = 0; m < key_head_dim_; ++m) add_scaled(s.read.data(), state.data() + m * dim, s.dense_query[m], dim);
+    kernels.sum_scaled_rows(state.data(), dim, s.every_key_row.data(), s.dense_query.data(), key_head_dim_,
+                            s.read.data());
   }
   return true;
 }
@@ -612,7 +605,7 @@ void FastGatedDeltaNet::reference_head(std::size_t head, float alpha, std::span<
   for (float& value : s.dense_query) value *= query_scale_;
   l2_normalise(s.dense_key);
   delta_rule_step(state, s.dense_key, std::span(head_value(s, head), value_head_dim_), s.dense_query, alpha,
-                  sigmoid(s.b.data()[head]), s.read);
+                  sigmoid(s.b.data()[head]), std::span(s.read).first(value_head_dim_));
 }
 
 // Lanes whose read-out is ±0 give ((±0·r)·w)·SiLU(z) = ±0 when r, w and z are finite; out_proj skips
@@ -626,24 +619,21 @@ void FastGatedDeltaNet::gate_head(std::size_t head, bool read_is_zero, bool z_fi
   float* z = s.z.data() + offset;
   if (z_by_head) counters.weights += z_.accumulate_part(x, head, z, nullptr);
   float* out = s.gated.data() + offset;
-  // The lanes whose read-out is not ±0, listed without branches (they follow no pattern); the sum of
-  // squares runs over them in order (the others add +0).
-  std::uint32_t* lanes = s.read_lanes.data();
-  std::size_t count = 0;
-  for (std::size_t i = 0; i < value_head_dim_; ++i) {
-    lanes[count] = static_cast<std::uint32_t>(i);
-    count += s.read[i] != 0.0f;
-  }
+  // The lanes whose read-out is not ±0: the sum of squares runs over them in order (the others add +0).
+  SparseVector& read = s.read_nonzeros;
+  read.clear();
+  read.set_size(fast_kernels().gather(s.read.data(), s.read_blocks.data(), s.read_blocks.size(), read.sink()));
   float sum = 0.0f;
-  for (std::size_t k = 0; k < count; ++k) sum += s.read[lanes[k]] * s.read[lanes[k]];
+  for (float value : std::as_const(read).values()) sum += value * value;
   const float scale = inverse_rms_from_sum(sum, value_head_dim_, eps_);
   if (std::isfinite(scale) && norm_finite_ && z_finite) {
-    for (std::size_t k = 0; k < count; ++k) {
-      const std::size_t i = lanes[k];
-      out[i] = ((s.read[i] * scale) * norm_[i]) * fast_silu(z[i]);
+    for (std::size_t k = 0; k < read.size(); ++k) {
+      const std::size_t i = read.index(k);
+      out[i] = ((read.value(k) * scale) * norm_[i]) * fast_silu(z[i]);
     }
   } else {
-    gated_rms_norm(s.read, norm_, std::span(z, value_head_dim_), eps_, std::span(out, value_head_dim_));
+    gated_rms_norm(std::span(s.read).first(value_head_dim_), norm_, std::span(z, value_head_dim_), eps_,
+                   std::span(out, value_head_dim_));
   }
   if (z_by_head) std::fill(z, z + value_head_dim_, 0.0f);
 }

@@ -103,8 +103,12 @@ struct GatedDeltaNetScratch {
   BlockSet active_blocks;
   std::vector<std::uint32_t> active_list;
   std::vector<const float*> tap_inputs;  // per conv tap: the window slot or raw
-  std::vector<float> recall, delta, read, dense_key, dense_query;
-  std::vector<std::uint32_t> read_lanes;  // of a head's read-out, the lanes that are not ±0
+  std::vector<float> recall, delta;
+  std::vector<float> read;  // a head's read-out, padded with +0 to whole blocks
+  std::vector<float> dense_key, dense_query;
+  std::vector<std::uint32_t> read_blocks;  // every block of `read`
+  std::vector<std::uint32_t> every_key_row;  // 0, 1, …, key_head_dim − 1
+  SparseVector read_nonzeros;
 };
 
 class FastGatedDeltaNet {

@@ -80,6 +80,12 @@ struct BlockArgmax {
   std::size_t row;
 };
 
+// What FastKernels::delta_rule_write did.
+struct DeltaRuleWrite {
+  bool delta_finite;  // false: δ has a non-finite value and no row was written
+  bool rows_finite;   // every row written holds only finite values
+};
+
 struct FastKernels {
   // y_rows += W[:, cols[k]]·x_k for k < count, over one part (finite x_k only), where x_k is
   // values[k], or dense[cols[k]] when values is null (then zeros are skipped). When `written` is not
@@ -96,6 +102,15 @@ struct FastKernels {
                               float* out, NonzeroSink nonzeros, SiluShortcuts silu);
   // Appends the non-zero values of the listed blocks; returns their count.
   std::size_t (*gather)(const float* values, const std::uint32_t* blocks, std::size_t block_count, NonzeroSink nonzeros);
+  // out[i] = Σ_k factors[k]·rows[indices[k]·dim + i] for i < dim, each lane summed from +0 in k order
+  // (row·factor, then the add): the delta rule's recall and read over a head state's rows.
+  void (*sum_scaled_rows)(const float* rows, std::size_t dim, const std::uint32_t* indices, const float* factors,
+                          std::size_t count, float* out);
+  // The delta rule's write: δ = (value − recall)·β for i < dim; when every δ is finite,
+  // rows[indices[k]·dim + i] += factors[k]·δ_i for each k.
+  DeltaRuleWrite (*delta_rule_write)(float* rows, std::size_t dim, const std::uint32_t* indices, const float* factors,
+                                     std::size_t count, const float* value, const float* recall, float beta,
+                                     float* delta);
   // The best score among the blocks whose bit is set in `written` (rows < row_count); zeroes those
   // blocks of `scores` and clears `written`.
   BlockArgmax (*argmax_written)(float* scores, std::uint64_t* written, std::size_t words, std::size_t row_count);

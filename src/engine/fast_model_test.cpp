@@ -527,5 +527,67 @@ TEST(FastKernelsTest, EveryVariantMatchesTheBaseline) {
   }
 }
 
+// The delta rule's kernels on every variant against the plain scalar formulas, with rows of 37 lanes
+// (two whole blocks and a scalar tail), −0 in the factors and rows, a δ that overflows (nothing is
+// written) and a write that overflows a row.
+TEST(FastKernelsTest, DeltaRuleKernelsFollowTheScalarFormulas) {
+  constexpr std::size_t dim = 37;
+  constexpr std::size_t row_count = 6;
+  std::mt19937 random(5);
+  std::uniform_real_distribution<float> uniform(-3.0f, 3.0f);
+  std::vector<float> rows(row_count * dim), value(dim);
+  for (float& v : rows) v = uniform(random);
+  for (float& v : value) v = uniform(random);
+  rows[2 * dim + 5] = -0.0f;
+  const std::uint32_t indices[] = {4, 0, 2};
+  const float factors[] = {0.5f, -0.0f, -1.75f};
+  const auto scalar_sum = [&](const std::vector<float>& state) {
+    std::vector<float> out(dim);
+    for (std::size_t i = 0; i < dim; ++i) {
+      float sum = 0.0f;
+      for (std::size_t k = 0; k < 3; ++k) sum += state[indices[k] * dim + i] * factors[k];
+      out[i] = sum;
+    }
+    return out;
+  };
+  for (const KernelVariant& variant : kernel_variants()) {
+    if (!variant.supported) continue;
+    SCOPED_TRACE(variant.name);
+    const FastKernels& kernels = *variant.kernels;
+    std::vector<float> out(dim, 7.0f);
+    kernels.sum_scaled_rows(rows.data(), dim, indices, factors, 3, out.data());
+    EXPECT_EQ(first_difference(out, scalar_sum(rows)), std::nullopt);
+
+    // β, a lane set to 1e38 (or none), and what the write must report: written and finite; written
+    // and a row overflowed (that lane's δ is 2e38 and row 2 gets −1.75 of it); δ overflowed and nothing
+    // was written. Lane 0 lies in a whole block, lane 36 in the scalar tail.
+    struct Case {
+      float beta;
+      std::size_t big_lane;
+      bool delta_finite, rows_finite;
+    };
+    for (const Case& test : {Case{0.75f, dim, true, true}, Case{2.0f, 0, true, false}, Case{2.0f, 36, true, false},
+                             Case{4.0f, 0, false, false}, Case{4.0f, 36, false, false}}) {
+      SCOPED_TRACE(testing::Message() << "beta " << test.beta << ", lane " << test.big_lane);
+      std::vector<float> state = rows, expected_state = rows, input = value;
+      if (test.big_lane < dim) input[test.big_lane] = 1e38f;
+      const std::vector<float> recall = scalar_sum(state);
+      std::vector<float> delta(dim), expected_delta(dim);
+      for (std::size_t i = 0; i < dim; ++i) expected_delta[i] = (input[i] - recall[i]) * test.beta;
+      for (std::size_t k = 0; test.delta_finite && k < 3; ++k) {
+        for (std::size_t i = 0; i < dim; ++i) expected_state[indices[k] * dim + i] += factors[k] * expected_delta[i];
+      }
+      const DeltaRuleWrite write = kernels.delta_rule_write(state.data(), dim, indices, factors, 3, input.data(),
+                                                            recall.data(), test.beta, delta.data());
+      EXPECT_EQ(write.delta_finite, test.delta_finite);
+      if (test.delta_finite) {
+        EXPECT_EQ(write.rows_finite, test.rows_finite);
+      }
+      EXPECT_EQ(first_difference(delta, expected_delta), std::nullopt);
+      EXPECT_EQ(first_difference(state, expected_state), std::nullopt);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rvformer::engine
