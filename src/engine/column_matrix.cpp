@@ -267,4 +267,19 @@ SparseRows SparseRows::from_tensor(const CheckpointTensor& tensor) {
   return rows;
 }
 
+std::size_t SparseRows::max_row_nonzeros() const {
+  std::size_t most = 0;
+  for (std::size_t row = 0; row < rows(); ++row) most = std::max(most, row_begin_[row + 1] - row_begin_[row]);
+  return most;
+}
+
+PaddedRows::PaddedRows(const SparseRows& rows)
+    : width_(rows.max_row_nonzeros()), entries_(rows.rows() * width_, RowEntry{0, 0.0f}) {
+  for (std::size_t r = 0; r < rows.rows(); ++r) {
+    const auto columns = rows.columns(r);
+    const auto values = rows.values(r);
+    for (std::size_t e = 0; e < columns.size(); ++e) entries_[r * width_ + e] = {columns[e], values[e]};
+  }
+}
+
 }  // namespace rvformer::engine

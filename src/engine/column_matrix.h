@@ -11,6 +11,7 @@
 //   weights are all bfloat16 values keeps those blocks as their upper 16 bits, which widen back to
 //   the same floats exactly: half the bytes for the kernel to stream.
 // * SparseRows: row by row (CSR), for the token embedding lookup.
+// * PaddedRows: rows of a few weights each, padded to one length, for products at a few rows.
 //
 // Rows may be split into parts (contiguous ranges of whole blocks) that can be computed
 // independently, for example on two threads.
@@ -110,7 +111,7 @@ class ColumnMatrix {
   std::vector<std::uint32_t> part_columns_;
 };
 
-// The token embedding: each row's non-zero entries.
+// Each row's non-zero entries.
 class SparseRows {
  public:
   SparseRows() = default;
@@ -124,11 +125,34 @@ class SparseRows {
   std::span<const float> values(std::size_t row) const {
     return {values_.data() + row_begin_[row], row_begin_[row + 1] - row_begin_[row]};
   }
+  std::size_t max_row_nonzeros() const;
 
  private:
   std::vector<std::size_t> row_begin_{0};
   std::vector<std::uint32_t> cols_;
   std::vector<float> values_;
+};
+
+// A weight in a row: its column and value.
+struct RowEntry {
+  std::uint32_t column;
+  float value;
+};
+
+// The rows of a matrix whose rows hold few non-zero weights, each padded with +0 weights (at column
+// 0) to the longest row's count, so that one row is one short run of entries. A row's sum over its
+// entries from +0, in column order, is the reference's dot product with a finite input: the terms
+// left out and the padding's terms are ±0, which cannot change a sum that started at +0.
+class PaddedRows {
+ public:
+  explicit PaddedRows(const SparseRows& rows);
+
+  std::size_t width() const { return width_; }
+  std::span<const RowEntry> row(std::size_t r) const { return {entries_.data() + r * width_, width_}; }
+
+ private:
+  std::size_t width_;
+  std::vector<RowEntry> entries_;
 };
 
 }  // namespace rvformer::engine

@@ -100,6 +100,9 @@ struct FastKernels {
   // out = SiLU(gate)·up on the listed blocks; appends the non-zero products; returns their count.
   std::size_t (*silu_product)(const float* gate, const float* up, const std::uint32_t* blocks, std::size_t block_count,
                               float* out, NonzeroSink nonzeros, SiluShortcuts silu);
+  // out = SiLU(gate) on the listed blocks; appends the non-zero outputs; returns their count.
+  std::size_t (*silu)(const float* gate, const std::uint32_t* blocks, std::size_t block_count, float* out,
+                      NonzeroSink nonzeros, SiluShortcuts silu);
   // Appends the non-zero values of the listed blocks; returns their count.
   std::size_t (*gather)(const float* values, const std::uint32_t* blocks, std::size_t block_count, NonzeroSink nonzeros);
   // out[i] = Σ_k factors[k]·rows[indices[k]·dim + i] for i < dim, each lane summed from +0 in k order

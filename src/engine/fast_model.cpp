@@ -114,22 +114,33 @@ class Residual {
 // An MLP, and a memo of its output: down(SiLU(gate(x))·up(x)) depends only on x at the columns
 // gate or up have a weight in (elsewhere every product is ±0), so it is remembered by those inputs'
 // (index, value bits) pairs, as the (index, value bits) pairs of its non-zero outputs.
+//
+// Compiled MLPs switch most neurons off (SiLU(gate) = −0) and give each neuron an up row of one
+// weight; an up_proj whose rows are that short is also kept by rows, so that up is computed only for
+// the neurons that are on.
 struct FastMlp {
-  static constexpr std::size_t max_memo_entries = 64;
-  static constexpr std::size_t memo_slots_log2 = 8;
+  // Remembered inputs and outputs of up to this many (index, bits) pairs: the compiled machine's
+  // busiest MLPs read up to ~140 inputs, and some write more than 64 outputs.
+  static constexpr std::size_t max_memo_inputs = 160;
+  static constexpr std::size_t max_memo_outputs = 160;
+  static constexpr std::size_t memo_slots_log2 = 10;
+  static constexpr std::size_t up_row_max_nonzeros = 4;
 
-  FastMlp(ColumnMatrix gate_proj, ColumnMatrix up_proj, ColumnMatrix down_proj)
-      : gate(std::move(gate_proj)),
-        up(std::move(up_proj)),
-        down(std::move(down_proj)),
+  FastMlp(const CheckpointTensor& gate_proj, const CheckpointTensor& up_proj, const CheckpointTensor& down_proj)
+      : gate(ColumnMatrix::from_tensor(gate_proj)),
+        up(ColumnMatrix::from_tensor(up_proj)),
+        down(ColumnMatrix::from_tensor(down_proj)),
         reads(gate.cols(), 0),
-        memo(2 * max_memo_entries, 2 * max_memo_entries, memo_slots_log2) {
+        memo(2 * max_memo_inputs, 2 * max_memo_outputs, memo_slots_log2) {
     for (const ColumnMatrix* matrix : {&gate, &up}) {
       for (std::uint32_t col : matrix->part_columns(0)) reads[col] = 1;
     }
+    const SparseRows rows = SparseRows::from_tensor(up_proj);
+    if (rows.max_row_nonzeros() <= up_row_max_nonzeros) up_rows.emplace(rows);
   }
 
   ColumnMatrix gate, up, down;
+  std::optional<PaddedRows> up_rows;
   std::vector<std::uint8_t> reads;  // per input column: gate or up has a weight in it
   Memo memo;
 };
@@ -208,6 +219,10 @@ struct FastModel::Impl {
   void normalise(const NormWeights& norm);
   // update_nonzeros = the MLP's output (remembered, or computed).
   void mlp_step(FastMlp& mlp);
+  // product = SiLU(gate)·up, with up computed by columns or, for the neurons that are on, by rows.
+  // Return the number of non-zero weights multiplied.
+  std::size_t silu_times_up_by_columns(const FastMlp& mlp);
+  std::size_t silu_times_up_by_rows(const PaddedRows& up_rows);
   SparseInput normed_input() const { return {normed, normed_nonzeros}; }
 
   Config config;
@@ -267,9 +282,7 @@ FastModel::Impl::Impl(const Checkpoint& checkpoint)
         .input_norm = norm_contents.number(NormWeights(tensor("input_layernorm.weight").to_floats())),
         .post_attention_norm = norm_contents.number(NormWeights(tensor("post_attention_layernorm.weight").to_floats())),
         .mixer = load_mixer(checkpoint, layer),
-        .mlp = {ColumnMatrix::from_tensor(tensor("mlp.gate_proj.weight")),
-                ColumnMatrix::from_tensor(tensor("mlp.up_proj.weight")),
-                ColumnMatrix::from_tensor(tensor("mlp.down_proj.weight"))},
+        .mlp = {tensor("mlp.gate_proj.weight"), tensor("mlp.up_proj.weight"), tensor("mlp.down_proj.weight")},
     };
     weight_count += fast.mlp.gate.nonzero_count() + fast.mlp.up.nonzero_count() + fast.mlp.down.nonzero_count();
     if (const auto* mixer = std::get_if<FastGatedDeltaNet>(&fast.mixer)) {
@@ -345,8 +358,6 @@ void FastModel::Impl::normalise(const NormWeights& norm) {
   ++counters.reference_norms;
 }
 
-// down(SiLU(gate)·up): where gate is +0 (outside its marked blocks), SiLU(+0)·up = ±0 for finite up,
-// which down_proj skips; a non-finite up makes every neuron count.
 void FastModel::Impl::mlp_step(FastMlp& mlp) {
   // The inputs at the columns the MLP reads, kept without branches (which columns are read follows
   // no pattern).
@@ -362,7 +373,21 @@ void FastModel::Impl::mlp_step(FastMlp& mlp) {
     ++counters.remembered_mlps;
     return;
   }
-  counters.mlp_weights += mlp.gate.multiply(normed_input(), gate) + mlp.up.multiply(normed_input(), up);
+  counters.mlp_weights += mlp.gate.multiply(normed_input(), gate);
+  const bool by_rows = mlp.up_rows && mlp.up.output_certainly_finite(normed_input());
+  counters.mlp_weights += by_rows ? silu_times_up_by_rows(*mlp.up_rows) : silu_times_up_by_columns(mlp);
+  counters.up_by_rows_mlps += by_rows;
+  counters.mlp_weights += mlp.down.multiply({product.values(), product_nonzeros}, update);
+  update.gather(update_nonzeros);
+  memo_result.clear();
+  update_nonzeros.append_words(memo_result);
+  mlp.memo.remember(key, memo_result);
+}
+
+// Where gate is +0 (outside its marked blocks), SiLU(+0)·up = ±0 for finite up, which down_proj
+// skips; a non-finite up makes every neuron count.
+std::size_t FastModel::Impl::silu_times_up_by_columns(const FastMlp& mlp) {
+  const std::size_t multiplied = mlp.up.multiply(normed_input(), up);
   product.clear();
   if (mlp.up.output_certainly_finite(normed_input()) || up.all_finite()) {
     product.mark(gate.blocks());
@@ -373,11 +398,34 @@ void FastModel::Impl::mlp_step(FastMlp& mlp) {
   product_nonzeros.clear();
   product_nonzeros.set_size(fast_kernels().silu_product(gate.data(), up.data(), blocks.data(), blocks.size(),
                                                         product.data(), product_nonzeros.sink(), silu_shortcuts()));
-  counters.mlp_weights += mlp.down.multiply({product.values(), product_nonzeros}, update);
-  update.gather(update_nonzeros);
-  memo_result.clear();
-  update_nonzeros.append_words(memo_result);
-  mlp.memo.remember(key, memo_result);
+  return multiplied;
+}
+
+// Only for an up that is certainly finite: where SiLU(gate) is ±0 the product is ±0. A row's sum
+// runs from +0 in column order over its weights, the reference's terms less those with a zero weight
+// (±0, as x is finite).
+std::size_t FastModel::Impl::silu_times_up_by_rows(const PaddedRows& up_rows) {
+  product.clear();
+  product.mark(gate.blocks());
+  const auto& blocks = product.blocks();
+  product_nonzeros.clear();
+  const NonzeroSink on = product_nonzeros.sink();
+  const std::size_t on_count =
+      fast_kernels().silu(gate.data(), blocks.data(), blocks.size(), product.data(), on, silu_shortcuts());
+  std::size_t count = 0;
+  float* const values = product.data();
+  for (std::size_t k = 0; k < on_count; ++k) {
+    const std::uint32_t neuron = on.index[k];
+    float sum = 0.0f;
+    for (const RowEntry& entry : up_rows.row(neuron)) sum += entry.value * normed[entry.column];
+    const float value = on.value[k] * sum;
+    values[neuron] = value;
+    on.index[count] = neuron;
+    on.value[count] = value;
+    count += value != 0.0f;
+  }
+  product_nonzeros.set_size(count);
+  return on_count * up_rows.width();
 }
 
 void FastModel::Impl::run_layers(FastState& state, TokenId token) {

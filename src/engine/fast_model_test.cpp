@@ -255,6 +255,50 @@ TEST(FastModelTest, ALayerWithoutKeysIsSkippedExactly) {
   }
 }
 
+// Up rows of at most four weights (0 to 4 per row, one a −0) in every layer but the first: those
+// MLPs compute up by rows, only for the neurons whose SiLU(gate) is not ±0, padding the shorter rows
+// with +0 weights; the first layer's long rows still take the column product. Then with a huge up
+// weights in layer 4, whose up overflows to ∞ for neurons that are off (the reference's +0·∞ = NaN):
+// that layer must take the column product.
+TEST(FastModelTest, MlpsWithShortUpRowsComputeUpOnlyWhereNeededExactly) {
+  const Config config = sparse_test_config(true);
+  for (const bool huge_weight : {false, true}) {
+    auto tensors = random_sparse_model_tensors(config, 17);
+    for (OwnedTensor& tensor : tensors) {
+      if (!tensor.name.ends_with("mlp.up_proj.weight") || tensor.name.starts_with("layers.0.")) continue;
+      const std::size_t cols = tensor.shape[1];
+      for (std::size_t row = 0; row < tensor.shape[0]; ++row) {
+        const auto weights = std::span(tensor.values).subspan(row * cols, cols);
+        std::size_t kept = 0;
+        for (float& weight : weights) {
+          if (weight != 0.0f && kept++ >= row % 5) weight = 0.0f;
+        }
+        // Column 3 where the random row had too few weights, so that most rows have some.
+        if (kept < row % 5) weights[3] = 0.5f;
+      }
+      tensor.values[7 * cols + 11] = -0.0f;
+      if (huge_weight && tensor.name.starts_with("layers.4.")) {
+        for (std::size_t row = 0; row < tensor.shape[0]; row += 5) {
+          for (std::size_t col : {3, 40, 77, 110}) tensor.values[row * cols + col] = 3e38f;
+        }
+      }
+    }
+    // Those neurons are off (gate +0), so SiLU(gate) is +0 where their up is ∞.
+    for (OwnedTensor& tensor : tensors) {
+      if (!huge_weight || tensor.name != "layers.4.mlp.gate_proj.weight") continue;
+      const std::size_t cols = tensor.shape[1];
+      for (std::size_t row = 0; row < tensor.shape[0]; row += 5) {
+        std::fill_n(tensor.values.begin() + static_cast<std::ptrdiff_t>(row * cols), cols, 0.0f);
+      }
+    }
+    const fs::path directory = model_directory("short_up_rows");
+    write_checkpoint(directory, config, tensors_to_write(tensors, DType::F32));
+    const FastCounters counters = expect_identical_runs(directory, 200, true);
+    EXPECT_GT(counters.up_by_rows_mlps, 0u);
+    EXPECT_LT(counters.up_by_rows_mlps, counters.tokens * config.num_hidden_layers - counters.remembered_mlps);
+  }
+}
+
 TEST(FastModelTest, BadInputIsRejectedBeforeTheStateChanges) {
   const fs::path directory = model_directory("bad_input");
   write_random_sparse_model(directory, sparse_test_config(true), 10);
@@ -479,6 +523,9 @@ TEST(FastKernelsTest, EveryVariantMatchesTheBaseline) {
     const SiluShortcuts silu = silu_shortcuts();
     run_both([&](const FastKernels& k, float* out, NonzeroSink sink) {
       return k.silu_product(a.data(), c.data(), listed.data(), listed.size(), out, sink, silu);
+    });
+    run_both([&](const FastKernels& k, float* out, NonzeroSink sink) {
+      return k.silu(a.data(), listed.data(), listed.size(), out, sink, silu);
     });
     run_both([&](const FastKernels& k, float*, NonzeroSink sink) { return k.gather(b.data(), listed.data(), listed.size(), sink); });
     run_both([&](const FastKernels& k, float* out, NonzeroSink sink) {

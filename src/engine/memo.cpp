@@ -48,6 +48,7 @@ std::optional<std::span<const std::uint32_t>> Memo::match(const std::uint32_t* e
 }
 
 std::optional<std::span<const std::uint32_t>> Memo::find(std::span<const std::uint32_t> key) const {
+  if (key.size() > max_key_) return std::nullopt;  // never remembered
   if (recent_ != nullptr) {
     if (const auto result = match(recent_, key)) return result;
   }
