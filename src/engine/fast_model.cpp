@@ -68,7 +68,8 @@ class NormContents {
 // weight and skips or adds the ±0 product.
 class Residual {
  public:
-  explicit Residual(std::size_t size) : values_(size, 0.0f), nonzeros_(size), merged_(size) {}
+  explicit Residual(std::size_t size)
+      : values_(size, 0.0f), nonzeros_(size), merged_(size), running_sums_(size) {}
 
   std::span<const float> values() const { return values_; }
   std::span<const std::uint32_t> nonzeros() const { return {nonzeros_.data(), count_}; }
@@ -81,6 +82,7 @@ class Residual {
     count_ = indices.size();
     for (std::size_t k = 0; k < indices.size(); ++k) values_[indices[k]] = values[k];
     ++version_;
+    summed_ = 0;
   }
 
   // this += update, over the update's non-zero entries (adding ±0 changes nothing but a zero's
@@ -94,6 +96,7 @@ class Residual {
     for (std::size_t k = 0; k < update.size(); ++k) {
       const std::uint32_t i = update.index(k);
       while (old != old_end && *old < i) *out++ = *old++;
+      if (k == 0) summed_ = std::min(summed_, static_cast<std::size_t>(out - merged_.data()));
       if (old != old_end && *old == i) ++old;
       values_[i] += update.value(k);
       if (values_[i] != 0.0f) *out++ = i;
@@ -103,12 +106,28 @@ class Residual {
     std::swap(nonzeros_, merged_);
   }
 
+  // Σ v_i² over the listed entries in index order (±0 entries would add +0 to a sum that is never
+  // −0). The running sum after each entry is kept: an add changes no entry below its first index,
+  // so the sum up to there still holds, and only the rest is summed again.
+  float sum_of_squares() {
+    float sum = summed_ == 0 ? 0.0f : running_sums_[summed_ - 1];
+    for (std::size_t k = summed_; k < count_; ++k) {
+      const float value = values_[nonzeros_[k]];
+      sum += value * value;
+      running_sums_[k] = sum;
+    }
+    summed_ = count_;
+    return sum;
+  }
+
  private:
   std::vector<float> values_;
   std::vector<std::uint32_t> nonzeros_;  // the first count_ entries
   std::size_t count_ = 0;
   std::vector<std::uint32_t> merged_;
   std::uint64_t version_ = 0;
+  std::vector<float> running_sums_;  // after each listed entry, valid for the first summed_
+  std::size_t summed_ = 0;
 };
 
 // An MLP, and a memo of its output: down(SiLU(gate(x))·up(x)) depends only on x at the columns
@@ -322,9 +341,7 @@ void FastModel::Impl::normalise(const NormWeights& norm) {
   const auto values = hidden.values();
   // A mixer or MLP that adds nothing leaves the hidden state, and so its scale, as it was.
   if (hidden.version() != scale_version) {
-    float sum = 0.0f;
-    for (std::uint32_t i : hidden.nonzeros()) sum += values[i] * values[i];
-    hidden_scale = inverse_rms_from_sum(sum, config.hidden_size, eps);
+    hidden_scale = inverse_rms_from_sum(hidden.sum_of_squares(), config.hidden_size, eps);
     scale_version = hidden.version();
   }
   const float scale = hidden_scale;
