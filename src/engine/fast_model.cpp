@@ -238,9 +238,9 @@ struct FastModel::Impl {
   void normalise(const NormWeights& norm);
   // update_nonzeros = the MLP's output (remembered, or computed).
   void mlp_step(FastMlp& mlp);
-  // product = SiLU(gate)·up, with up computed by columns or, for the neurons that are on, by rows.
-  // Return the number of non-zero weights multiplied.
-  std::size_t silu_times_up_by_columns(const FastMlp& mlp);
+  // product = SiLU(gate)·up, with up computed by columns or, for the neurons that are on, by rows
+  // (only when up is certainly finite). Both return the number of non-zero weights multiplied.
+  std::size_t silu_times_up_by_columns(const FastMlp& mlp, bool up_certainly_finite);
   std::size_t silu_times_up_by_rows(const PaddedRows& up_rows);
   SparseInput normed_input() const { return {normed, normed_nonzeros}; }
 
@@ -391,8 +391,10 @@ void FastModel::Impl::mlp_step(FastMlp& mlp) {
     return;
   }
   counters.mlp_weights += mlp.gate.multiply(normed_input(), gate);
-  const bool by_rows = mlp.up_rows && mlp.up.output_certainly_finite(normed_input());
-  counters.mlp_weights += by_rows ? silu_times_up_by_rows(*mlp.up_rows) : silu_times_up_by_columns(mlp);
+  const bool up_certainly_finite = mlp.up.output_certainly_finite(normed_input());
+  const bool by_rows = mlp.up_rows && up_certainly_finite;
+  counters.mlp_weights +=
+      by_rows ? silu_times_up_by_rows(*mlp.up_rows) : silu_times_up_by_columns(mlp, up_certainly_finite);
   counters.up_by_rows_mlps += by_rows;
   counters.mlp_weights += mlp.down.multiply({product.values(), product_nonzeros}, update);
   update.gather(update_nonzeros);
@@ -403,10 +405,10 @@ void FastModel::Impl::mlp_step(FastMlp& mlp) {
 
 // Where gate is +0 (outside its marked blocks), SiLU(+0)·up = ±0 for finite up, which down_proj
 // skips; a non-finite up makes every neuron count.
-std::size_t FastModel::Impl::silu_times_up_by_columns(const FastMlp& mlp) {
+std::size_t FastModel::Impl::silu_times_up_by_columns(const FastMlp& mlp, bool up_certainly_finite) {
   const std::size_t multiplied = mlp.up.multiply(normed_input(), up);
   product.clear();
-  if (mlp.up.output_certainly_finite(normed_input()) || up.all_finite()) {
+  if (up_certainly_finite || up.all_finite()) {
     product.mark(gate.blocks());
   } else {
     product.mark_all();

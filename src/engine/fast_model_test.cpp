@@ -257,9 +257,9 @@ TEST(FastModelTest, ALayerWithoutKeysIsSkippedExactly) {
 
 // Up rows of at most four weights (0 to 4 per row, one a −0) in every layer but the first: those
 // MLPs compute up by rows, only for the neurons whose SiLU(gate) is not ±0, padding the shorter rows
-// with +0 weights; the first layer's long rows still take the column product. Then with a huge up
-// weights in layer 4, whose up overflows to ∞ for neurons that are off (the reference's +0·∞ = NaN):
-// that layer must take the column product.
+// with +0 weights; the first layer's long rows still take the column product. Then with huge up
+// weights in layer 4 on neurons that are off (gate +0), whose up overflows to ∞ (the reference's
+// +0·∞ = NaN): that layer must take the column product.
 TEST(FastModelTest, MlpsWithShortUpRowsComputeUpOnlyWhereNeededExactly) {
   const Config config = sparse_test_config(true);
   for (const bool huge_weight : {false, true}) {
