@@ -384,8 +384,11 @@ void FastModel::Impl::mlp_step(FastMlp& mlp) {
     memo_key[words + 1] = std::bit_cast<std::uint32_t>(normed_nonzeros.value(k));
     words += 2 * std::size_t{mlp.reads[normed_nonzeros.index(k)]};
   }
+  // A non-finite input makes every product term count, read column or not (+0·∞ = NaN): such an
+  // input is neither recalled nor remembered.
+  const bool keyed = normed_nonzeros.all_finite();
   const std::span<const std::uint32_t> key(memo_key.data(), words);
-  if (const auto output = mlp.memo.find(key)) {
+  if (const auto output = keyed ? mlp.memo.find(key) : std::nullopt) {
     update_nonzeros.assign_words(*output);
     ++counters.remembered_mlps;
     return;
@@ -398,6 +401,7 @@ void FastModel::Impl::mlp_step(FastMlp& mlp) {
   counters.up_by_rows_mlps += by_rows;
   counters.mlp_weights += mlp.down.multiply({product.values(), product_nonzeros}, update);
   update.gather(update_nonzeros);
+  if (!keyed) return;
   memo_result.clear();
   update_nonzeros.append_words(memo_result);
   mlp.memo.remember(key, memo_result);

@@ -373,6 +373,35 @@ TEST(ColumnMatrixTest, AColumnTooLongForItsRecordIsRefused) {
 
 // An infinite weight makes NaNs that spread through the rest of the pass; a huge embedding value
 // overflows a norm's sum of squares. NaNs must appear exactly where the reference has them.
+// Layer 2's attention output (o_proj row 5 all 3e38) is huge or ∞ at hidden entry 5, which its MLP
+// does not read (gate and up have no weight in column 5). Huge: the post-attention norm's scale is 0
+// and the MLP input is ±0. ∞: the input is NaN at 5 and ±0 elsewhere, and the reference's gate and
+// up are NaN in every row (+0·NaN). An MLP memo keyed by the columns the MLP reads would take the
+// second input for the first.
+TEST(FastModelTest, AnMlpInputNotFiniteOutsideTheColumnsItReadsIsNotRecalled) {
+  const Config config = sparse_test_config(true);
+  constexpr std::size_t unread = 5;
+  auto tensors = random_sparse_model_tensors(config, 18);
+  for (OwnedTensor& tensor : tensors) {
+    const std::size_t cols = tensor.shape.size() == 2 ? tensor.shape[1] : 0;
+    if (tensor.name == "layers.2.self_attn.o_proj.weight") {
+      std::fill_n(tensor.values.begin() + static_cast<std::ptrdiff_t>(unread * cols), cols, 3e38f);
+    } else if (tensor.name == "layers.2.mlp.gate_proj.weight" || tensor.name == "layers.2.mlp.up_proj.weight") {
+      for (std::size_t row = 0; row < tensor.shape[0]; ++row) tensor.values[row * cols + unread] = 0.0f;
+    }
+  }
+  const fs::path directory = model_directory("unread_non_finite");
+  write_checkpoint(directory, config, tensors_to_write(tensors, DType::F32));
+  // The overflow happens: tokens after it score NaN, those before it do not.
+  const Model model = Model::load(directory);
+  State reference = model.new_state();
+  std::size_t nan_steps = 0;
+  for (TokenId token = 0; token < 40; ++token) nan_steps += std::isnan(model.decode(reference, 7 * token).front());
+  EXPECT_GT(nan_steps, 0u);
+  EXPECT_LT(nan_steps, 40u);
+  expect_identical_runs(directory, 200, true);
+}
+
 TEST(FastModelTest, NonFiniteValuesAppearWhereTheReferenceHasThem) {
   const Config config = sparse_test_config(false);
   for (const std::string damaged : {"layers.5.mlp.down_proj.weight", "layers.3.linear_attn.in_proj_qkv.weight",
