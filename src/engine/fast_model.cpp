@@ -130,9 +130,9 @@ class Residual {
   std::size_t summed_ = 0;
 };
 
-// An MLP, and a memo of its output: down(SiLU(gate(x))·up(x)) depends only on x at the columns
-// gate or up have a weight in (elsewhere every product is ±0), so it is remembered by those inputs'
-// (index, value bits) pairs, as the (index, value bits) pairs of its non-zero outputs.
+// An MLP, and a memo of its output: for a finite x, down(SiLU(gate(x))·up(x)) depends only on x at
+// the columns gate or up have a weight in (elsewhere every product is ±0), so it is remembered by
+// those inputs' (index, value bits) pairs, as the (index, value bits) pairs of its non-zero outputs.
 //
 // Compiled MLPs switch most neurons off (SiLU(gate) = −0) and give each neuron an up row of one
 // weight; an up_proj whose rows are that short is also kept by rows, so that up is computed only for
@@ -384,8 +384,7 @@ void FastModel::Impl::mlp_step(FastMlp& mlp) {
     memo_key[words + 1] = std::bit_cast<std::uint32_t>(normed_nonzeros.value(k));
     words += 2 * std::size_t{mlp.reads[normed_nonzeros.index(k)]};
   }
-  // A non-finite input makes every product term count, read column or not (+0·∞ = NaN): such an
-  // input is neither recalled nor remembered.
+  // A non-finite input makes every product term count, read column or not (+0·∞ = NaN).
   const bool keyed = normed_nonzeros.all_finite();
   const std::span<const std::uint32_t> key(memo_key.data(), words);
   if (const auto output = keyed ? mlp.memo.find(key) : std::nullopt) {

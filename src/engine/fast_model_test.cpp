@@ -371,8 +371,6 @@ TEST(ColumnMatrixTest, AColumnTooLongForItsRecordIsRefused) {
   }
 }
 
-// An infinite weight makes NaNs that spread through the rest of the pass; a huge embedding value
-// overflows a norm's sum of squares. NaNs must appear exactly where the reference has them.
 // Layer 2's attention output (o_proj row 5 all 3e38) is huge or ∞ at hidden entry 5, which its MLP
 // does not read (gate and up have no weight in column 5). Huge: the post-attention norm's scale is 0
 // and the MLP input is ±0. ∞: the input is NaN at 5 and ±0 elsewhere, and the reference's gate and
@@ -402,6 +400,8 @@ TEST(FastModelTest, AnMlpInputNotFiniteOutsideTheColumnsItReadsIsNotRecalled) {
   expect_identical_runs(directory, 200, true);
 }
 
+// An infinite weight makes NaNs that spread through the rest of the pass; a huge embedding value
+// overflows a norm's sum of squares. NaNs must appear exactly where the reference has them.
 TEST(FastModelTest, NonFiniteValuesAppearWhereTheReferenceHasThem) {
   const Config config = sparse_test_config(false);
   for (const std::string damaged : {"layers.5.mlp.down_proj.weight", "layers.3.linear_attn.in_proj_qkv.weight",
