@@ -98,12 +98,12 @@ void print_counters(const FastCounters& c, std::uint64_t stored, std::size_t tok
              per(c.weights()), stored, 100.0 * per(c.weights()) / static_cast<double>(stored),
              per(c.gated_delta_net.weights), per(c.attention_weights), per(c.mlp_weights), per(c.lm_head_weights));
   fmt::print("GDN value heads per token: {:.1f} idle, {:.1f} sparse, {:.1f} reference; query/key heads: {:.1f} recalled, "
-             "{:.1f} computed; silent GDN layers: {:.1f}; MLPs recalled: {:.1f}, computed with up by rows: {:.1f}; "
-             "norms reused: {:.1f}; reference norms: {}\n",
+             "{:.1f} computed; silent GDN layers: {:.1f}; MLPs recalled: {:.1f}, computed with up by rows: {:.1f}, "
+             "with gate only where neurons can be on: {:.1f}; norms reused: {:.1f}; reference norms: {}\n",
              per(c.gated_delta_net.idle_heads), per(c.gated_delta_net.sparse_heads),
              per(c.gated_delta_net.reference_heads), per(c.gated_delta_net.remembered_heads),
              per(c.gated_delta_net.computed_heads), per(c.gated_delta_net.silent_layers), per(c.remembered_mlps),
-             per(c.up_by_rows_mlps), per(c.reused_norms), c.reference_norms);
+             per(c.up_by_rows_mlps), per(c.leading_column_mlps), per(c.reused_norms), c.reference_norms);
 }
 
 void print_timing(const FastCounters& c, std::size_t tokens) {

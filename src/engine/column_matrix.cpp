@@ -194,13 +194,25 @@ std::size_t ColumnMatrix::multiply(const SparseInput& x, BlockVector& y) const {
   return touched;
 }
 
+ColumnStorage ColumnMatrix::storage() const {
+  return {parts(),
+          ranges_.data(),
+          {block_index_.data(), block_values_.data()},
+          {bfloat16_block_index_.data(), bfloat16_block_values_.data()},
+          entries_.data()};
+}
+
+std::size_t ColumnMatrix::accumulate_nonzeros_from(const SparseInput& x, std::size_t first, float* y_rows) const {
+  if (parts() != 1 || needs_every_row(x) || first > x.nonzeros.size()) {
+    fail("accumulate_nonzeros_from needs a matrix of one part, finite weights and inputs, and a start inside the input");
+  }
+  return fast_kernels().accumulate(storage(), 0, x.nonzeros.indices().data() + first, x.nonzeros.values().data() + first,
+                                   nullptr, x.nonzeros.size() - first, y_rows, nullptr);
+}
+
 std::size_t ColumnMatrix::accumulate_part(const SparseInput& x, std::size_t part, float* y_rows, BlockSet* written) const {
   const FastKernels& kernels = fast_kernels();
-  const ColumnStorage storage{parts(),
-                              ranges_.data(),
-                              {block_index_.data(), block_values_.data()},
-                              {bfloat16_block_index_.data(), bfloat16_block_values_.data()},
-                              entries_.data()};
+  const ColumnStorage storage = this->storage();
   std::uint64_t* written_words = written != nullptr ? written->words().data() : nullptr;
   if (!needs_every_row(x)) {
     const std::span<const std::uint32_t> columns = part_columns(part);
@@ -231,6 +243,16 @@ std::size_t ColumnMatrix::accumulate_part(const SparseInput& x, std::size_t part
 }
 
 void ColumnMatrix::accumulate_every_row(std::size_t col, float x, std::size_t part, float* y_rows) const {
+  const std::vector<float> weights = dense_column_part(col, part);
+  for (std::size_t row = 0; row < weights.size(); ++row) y_rows[row] += weights[row] * x;
+}
+
+std::vector<float> ColumnMatrix::dense_column(std::size_t col) const {
+  if (parts() != 1 || col >= cols_) fail("dense_column needs a matrix of one part and a column inside it");
+  return dense_column_part(col, 0);
+}
+
+std::vector<float> ColumnMatrix::dense_column_part(std::size_t col, std::size_t part) const {
   std::vector<float> weights(part_end(part) - part_begin(part), 0.0f);
   const ColumnRange& range = ranges_[index(col, part)];
   for (std::size_t b = range.block_begin; b < range.block_begin + range.block_count; ++b) {
@@ -249,7 +271,7 @@ void ColumnMatrix::accumulate_every_row(std::size_t col, float x, std::size_t pa
   for (std::size_t e = range.entry_begin; e < range.entry_begin + range.entry_count; ++e) {
     weights[entries_[e].row] = entries_[e].value;
   }
-  for (std::size_t row = 0; row < weights.size(); ++row) y_rows[row] += weights[row] * x;
+  return weights;
 }
 
 SparseRows SparseRows::from_tensor(const CheckpointTensor& tensor) {

@@ -70,6 +70,12 @@ class ColumnMatrix {
   // `written` is given, the blocks written (relative to the part) are inserted into it. Returns the
   // number of non-zero weights multiplied.
   std::size_t accumulate_part(const SparseInput& x, std::size_t part, float* y_rows, BlockSet* written) const;
+  // Adds the terms of x's non-zero entries from the `first`-th on to y_rows (a matrix of one part,
+  // finite weights and inputs), in column order, without recording the blocks written. Returns the
+  // number of non-zero weights multiplied.
+  std::size_t accumulate_nonzeros_from(const SparseInput& x, std::size_t first, float* y_rows) const;
+  // Column `col` of a matrix of one part as a dense vector of rows() values (+0 where it has no weight).
+  std::vector<float> dense_column(std::size_t col) const;
   bool has_nonfinite_weights() const { return has_nonfinite_weights_; }
   // True when a product over x may need every row (a non-finite input or weight).
   bool needs_every_row(const SparseInput& x) const { return has_nonfinite_weights_ || !x.nonzeros.all_finite(); }
@@ -86,6 +92,9 @@ class ColumnMatrix {
   void build(std::span<const std::vector<std::uint32_t>> column_rows, std::span<const std::vector<float>> column_values);
   ColumnRange record_part(std::size_t first_block, std::size_t first_entry, std::size_t nonzeros);
   std::size_t index(std::size_t col, std::size_t part) const { return col * parts() + part; }
+  ColumnStorage storage() const;
+  // The weights of one column part, dense over the part's rows.
+  std::vector<float> dense_column_part(std::size_t col, std::size_t part) const;
   // Every row of the part: W[:, col]·x for a non-finite x (zero weights give NaN, as the reference).
   void accumulate_every_row(std::size_t col, float x, std::size_t part, float* y_rows) const;
 

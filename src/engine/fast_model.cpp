@@ -16,6 +16,7 @@
 #include "engine/column_matrix.h"
 #include "engine/fast_kernels.h"
 #include "engine/fast_lm_head.h"
+#include "engine/leading_column.h"
 #include "engine/memo.h"
 #include "engine/fast_ops.h"
 #include "engine/ops.h"
@@ -149,6 +150,7 @@ struct FastMlp {
       : gate(ColumnMatrix::from_tensor(gate_proj)),
         up(ColumnMatrix::from_tensor(up_proj)),
         down(ColumnMatrix::from_tensor(down_proj)),
+        leading(LeadingColumn::of(gate)),
         reads(gate.cols(), 0),
         memo(2 * max_memo_inputs, 2 * max_memo_outputs, memo_slots_log2) {
     for (const ColumnMatrix* matrix : {&gate, &up}) {
@@ -160,6 +162,7 @@ struct FastMlp {
 
   ColumnMatrix gate, up, down;
   std::optional<PaddedRows> up_rows;
+  std::optional<LeadingColumn> leading;  // the gate product at the neurons that can be on
   std::vector<std::uint8_t> reads;  // per input column: gate or up has a weight in it
   Memo memo;
 };
@@ -392,8 +395,12 @@ void FastModel::Impl::mlp_step(FastMlp& mlp) {
     ++counters.remembered_mlps;
     return;
   }
-  counters.mlp_weights += mlp.gate.multiply(normed_input(), gate);
+  // Neurons left out of gate are off, which holds only when up is certainly finite.
   const bool up_certainly_finite = mlp.up.output_certainly_finite(normed_input());
+  std::optional<std::size_t> multiplied;
+  if (mlp.leading && up_certainly_finite) multiplied = mlp.leading->multiply(mlp.gate, normed_input(), gate);
+  counters.leading_column_mlps += multiplied.has_value();
+  counters.mlp_weights += multiplied ? *multiplied : mlp.gate.multiply(normed_input(), gate);
   const bool by_rows = mlp.up_rows && up_certainly_finite;
   counters.mlp_weights +=
       by_rows ? silu_times_up_by_rows(*mlp.up_rows) : silu_times_up_by_columns(mlp, up_certainly_finite);

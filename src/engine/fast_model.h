@@ -35,6 +35,7 @@ struct FastCounters {
   std::uint64_t lm_head_weights = 0;
   std::uint64_t remembered_mlps = 0;  // MLP outputs recalled from their memo (not computed)
   std::uint64_t up_by_rows_mlps = 0;  // MLPs computed with up by rows, for the neurons that are on
+  std::uint64_t leading_column_mlps = 0;  // MLPs whose gate was computed only where a neuron can be on
   std::uint64_t reference_norms = 0;  // RMSNorms computed the reference way (non-finite scale)
   std::uint64_t reused_norms = 0;     // RMSNorms whose output was already there (same input, same weights)
   // With set_timing(true), seconds spent in each part of the step.

@@ -299,6 +299,32 @@ TEST(FastModelTest, MlpsWithShortUpRowsComputeUpOnlyWhereNeededExactly) {
   }
 }
 
+// Like a compiled model's biases: every token embeds 1 at hidden entry 0, every gate row has a weight
+// in column 0, and rows 96.. have no other weight (off alone for a positive input there, −400·x;
+// on alone for a negative one). Those MLPs compute gate only where a neuron can be on
+// (leading_column.h), which must leave the results bit-identical.
+TEST(FastModelTest, GatesComputedOnlyWhereNeuronsCanBeOnGiveTheReferenceResults) {
+  const Config config = sparse_test_config(true);
+  auto tensors = random_sparse_model_tensors(config, 19);
+  for (OwnedTensor& tensor : tensors) {
+    const std::size_t cols = tensor.shape.size() == 2 ? tensor.shape[1] : 0;
+    if (tensor.name == "embed_tokens.weight") {
+      for (std::size_t row = 0; row < tensor.shape[0]; ++row) tensor.values[row * cols] = 1.0f;
+    } else if (tensor.name.ends_with("post_attention_layernorm.weight")) {
+      tensor.values[0] = 0.0f;
+    } else if (tensor.name.ends_with("mlp.gate_proj.weight")) {
+      for (std::size_t row = 0; row < tensor.shape[0]; ++row) {
+        if (row >= 96) std::fill_n(tensor.values.begin() + static_cast<std::ptrdiff_t>(row * cols), cols, 0.0f);
+        tensor.values[row * cols] = row % 4 == 0 && row < 96 ? 3.0f : -400.0f;
+      }
+    }
+  }
+  const fs::path directory = model_directory("leading_column");
+  write_checkpoint(directory, config, tensors_to_write(tensors, DType::F32));
+  const FastCounters counters = expect_identical_runs(directory, 200, true);
+  EXPECT_GT(counters.leading_column_mlps, counters.tokens);
+}
+
 TEST(FastModelTest, BadInputIsRejectedBeforeTheStateChanges) {
   const fs::path directory = model_directory("bad_input");
   write_random_sparse_model(directory, sparse_test_config(true), 10);
