@@ -2,6 +2,7 @@
 #include "engine/leading_column.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 
 #include "engine/fast_ops.h"
@@ -28,12 +29,13 @@ std::optional<LeadingColumn> LeadingColumn::of(const ColumnMatrix& gate) {
 
 LeadingColumn::LeadingColumn(const ColumnMatrix& gate, std::uint32_t column)
     : column_(column),
-      words_((block_count(gate.rows()) + 63) / 64),
+      words_((block_count(gate.rows()) + 64 * word_group - 1) / (64 * word_group) * word_group),
       weights_(block_count(gate.rows()) * block_lanes, 0.0f),
       block_weights_(block_count(gate.rows()), 0),
       reached_(gate.cols() * words_, 0),
       on_alone_(words_, 0),
       needed_(words_, 0) {
+  needed_blocks_.reserve(block_count(gate.rows()));
   for (const std::uint32_t col : gate.part_columns(0)) {
     const std::vector<float> weights = gate.dense_column(col);
     for (std::size_t row = 0; row < weights.size(); ++row) {
@@ -70,23 +72,33 @@ std::optional<std::size_t> LeadingColumn::multiply(const ColumnMatrix& gate, con
   if (gate.needs_every_row(x) || lead == nonzeros.size() || nonzeros.index(lead) != column_) return std::nullopt;
   const float x_lead = nonzeros.value(lead);
   needed_ = blocks_on_alone(x_lead);
-  for (std::size_t k = lead + 1; k < nonzeros.size(); ++k) {
-    const std::uint64_t* reached = reached_.data() + nonzeros.index(k) * words_;
-    for (std::size_t w = 0; w < words_; ++w) needed_[w] |= reached[w];
+  const std::span<const std::uint32_t> columns = nonzeros.indices().subspan(lead + 1);
+  for (std::size_t first = 0; first < words_; first += word_group) {
+    // One group of words in registers while every column's words are or-ed in.
+    std::array<std::uint64_t, word_group> group{};
+    std::copy_n(needed_.begin() + static_cast<std::ptrdiff_t>(first), word_group, group.begin());
+    for (const std::uint32_t col : columns) {
+      const std::uint64_t* reached = reached_.data() + col * words_ + first;
+      for (std::size_t w = 0; w < word_group; ++w) group[w] |= reached[w];
+    }
+    std::copy(group.begin(), group.end(), needed_.begin() + static_cast<std::ptrdiff_t>(first));
+  }
+  needed_blocks_.clear();
+  for (std::size_t w = 0; w < words_; ++w) {
+    for (std::uint64_t bits = needed_[w]; bits != 0; bits &= bits - 1) {
+      needed_blocks_.push_back(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
+    }
   }
   // Each needed row starts with the leading column's term, as the reference's sum does.
   y.clear();
+  y.mark(needed_blocks_);
   float* const values = y.data();
   std::size_t multiplied = 0;
-  for (std::size_t w = 0; w < words_; ++w) {
-    for (std::uint64_t bits = needed_[w]; bits != 0; bits &= bits - 1) {
-      const std::size_t block = w * 64 + static_cast<std::size_t>(std::countr_zero(bits));
-      y.mark(static_cast<std::uint32_t>(block));
-      float* const out = values + block * block_lanes;
-      const float* const weights = weights_.data() + block * block_lanes;
-      for (std::size_t lane = 0; lane < block_lanes; ++lane) out[lane] = 0.0f + weights[lane] * x_lead;
-      multiplied += block_weights_[block];
-    }
+  for (const std::uint32_t block : needed_blocks_) {
+    float* const out = values + block * block_lanes;
+    const float* const weights = weights_.data() + block * block_lanes;
+    for (std::size_t lane = 0; lane < block_lanes; ++lane) out[lane] = 0.0f + weights[lane] * x_lead;
+    multiplied += block_weights_[block];
   }
   return multiplied + gate.accumulate_nonzeros_from(x, lead + 1, values);
 }
