@@ -413,8 +413,9 @@ void FastModel::Impl::mlp_step(FastMlp& mlp) {
   mlp.memo.remember(key, memo_result);
 }
 
-// Where gate is +0 (outside its marked blocks), SiLU(+0)·up = ±0 for finite up, which down_proj
-// skips; a non-finite up makes every neuron count.
+// Outside gate's marked blocks SiLU(gate) is ±0 (gate is +0 there, or, from LeadingColumn, a
+// leading term whose SiLU is ±0), so SiLU(gate)·up = ±0 for finite up, which down_proj skips; a
+// non-finite up makes every neuron count (LeadingColumn is not used then).
 std::size_t FastModel::Impl::silu_times_up_by_columns(const FastMlp& mlp, bool up_certainly_finite) {
   const std::size_t multiplied = mlp.up.multiply(normed_input(), up);
   product.clear();
