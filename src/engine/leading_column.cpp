@@ -15,13 +15,11 @@ std::optional<LeadingColumn> LeadingColumn::of(const ColumnMatrix& gate) {
   LeadingColumn leading(gate, column);
   std::size_t leading_blocks = 0;
   std::size_t reached_blocks = 0;
-  std::vector<std::uint64_t> any(leading.words_, 0);
-  for (const std::uint32_t col : gate.part_columns(0)) {
-    for (std::size_t w = 0; w < leading.words_; ++w) any[w] |= leading.reached_[col * leading.words_ + w];
-  }
   for (std::size_t w = 0; w < leading.words_; ++w) {
+    std::uint64_t any = 0;
+    for (const std::uint32_t col : gate.part_columns(0)) any |= leading.reached_[col * leading.words_ + w];
     leading_blocks += static_cast<std::size_t>(std::popcount(leading.reached_[column * leading.words_ + w]));
-    reached_blocks += static_cast<std::size_t>(std::popcount(any[w]));
+    reached_blocks += static_cast<std::size_t>(std::popcount(any));
   }
   if (2 * leading_blocks < reached_blocks) return std::nullopt;
   return leading;
@@ -33,8 +31,8 @@ LeadingColumn::LeadingColumn(const ColumnMatrix& gate, std::uint32_t column)
       weights_(block_count(gate.rows()) * block_lanes, 0.0f),
       block_weights_(block_count(gate.rows()), 0),
       reached_(gate.cols() * words_, 0),
-      on_alone_(words_, 0),
-      needed_(words_, 0) {
+      on_alone_(words_ * 64),
+      needed_(words_ * 64) {
   needed_blocks_.reserve(block_count(gate.rows()));
   for (const std::uint32_t col : gate.part_columns(0)) {
     const std::vector<float> weights = gate.dense_column(col);
@@ -49,16 +47,15 @@ LeadingColumn::LeadingColumn(const ColumnMatrix& gate, std::uint32_t column)
   }
 }
 
-const std::vector<std::uint64_t>& LeadingColumn::blocks_on_alone(float x_lead) {
+const BlockSet& LeadingColumn::blocks_on_alone(float x_lead) {
   const std::uint32_t bits = std::bit_cast<std::uint32_t>(x_lead);
   if (on_alone_bits_ == bits) return on_alone_;
-  std::fill(on_alone_.begin(), on_alone_.end(), 0);
+  on_alone_.clear();
   for (std::size_t row = 0; row < weights_.size(); ++row) {
     // As the product computes it: the first term of a sum that starts at +0.
     const float gate = 0.0f + weights_[row] * x_lead;
     if ((std::bit_cast<std::uint32_t>(fast_silu(gate)) & 0x7fffffffu) == 0) continue;
-    const std::size_t block = row / block_lanes;
-    on_alone_[block / 64] |= std::uint64_t{1} << (block % 64);
+    on_alone_.insert(row / block_lanes);
   }
   on_alone_bits_ = bits;
   return on_alone_;
@@ -73,22 +70,18 @@ std::optional<std::size_t> LeadingColumn::multiply(const ColumnMatrix& gate, con
   const float x_lead = nonzeros.value(lead);
   needed_ = blocks_on_alone(x_lead);
   const std::span<const std::uint32_t> columns = nonzeros.indices().subspan(lead + 1);
+  const std::span<std::uint64_t> needed = needed_.words();
   for (std::size_t first = 0; first < words_; first += word_group) {
     // One group of words in registers while every column's words are or-ed in.
     std::array<std::uint64_t, word_group> group{};
-    std::copy_n(needed_.begin() + static_cast<std::ptrdiff_t>(first), word_group, group.begin());
+    std::copy_n(needed.begin() + static_cast<std::ptrdiff_t>(first), word_group, group.begin());
     for (const std::uint32_t col : columns) {
       const std::uint64_t* reached = reached_.data() + col * words_ + first;
       for (std::size_t w = 0; w < word_group; ++w) group[w] |= reached[w];
     }
-    std::copy(group.begin(), group.end(), needed_.begin() + static_cast<std::ptrdiff_t>(first));
+    std::copy(group.begin(), group.end(), needed.begin() + static_cast<std::ptrdiff_t>(first));
   }
-  needed_blocks_.clear();
-  for (std::size_t w = 0; w < words_; ++w) {
-    for (std::uint64_t bits = needed_[w]; bits != 0; bits &= bits - 1) {
-      needed_blocks_.push_back(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
-    }
-  }
+  needed_.list(needed_blocks_);
   // Each needed row starts with the leading column's term, as the reference's sum does.
   y.clear();
   y.mark(needed_blocks_);

@@ -35,7 +35,7 @@ class LeadingColumn {
  private:
   LeadingColumn(const ColumnMatrix& gate, std::uint32_t column);
   // The blocks where SiLU(+0 + w·x_lead) is not ±0, for this x_lead.
-  const std::vector<std::uint64_t>& blocks_on_alone(float x_lead);
+  const BlockSet& blocks_on_alone(float x_lead);
 
   static constexpr std::size_t word_group = 4;  // words or-ed together in registers
 
@@ -44,9 +44,9 @@ class LeadingColumn {
   BlockFloats weights_;       // the leading column, dense over whole blocks (+0 where it has no weight)
   std::vector<std::uint8_t> block_weights_;      // per block: the leading column's weights in it
   std::vector<std::uint64_t> reached_;           // per column: the blocks its weights reach (words_ each)
-  std::vector<std::uint64_t> on_alone_;          // blocks_on_alone() for x_lead with bits on_alone_bits_
+  BlockSet on_alone_;                            // blocks_on_alone() for x_lead with bits on_alone_bits_
   std::optional<std::uint32_t> on_alone_bits_;
-  std::vector<std::uint64_t> needed_;            // scratch: the blocks to compute ...
+  BlockSet needed_;                              // scratch: the blocks to compute ...
   std::vector<std::uint32_t> needed_blocks_;     // ... and their list
 };
 
