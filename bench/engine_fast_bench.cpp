@@ -96,14 +96,16 @@ void print_counters(const FastCounters& c, std::uint64_t stored, std::size_t tok
   const auto per = [&](double value) { return per_token(value, tokens); };
   fmt::print("weights multiplied per token: {:.0f} of {} stored ({:.4f}%): GDN {:.0f}, attention {:.0f}, MLP {:.0f}, LM head {:.0f}\n",
              per(c.weights()), stored, 100.0 * per(c.weights()) / static_cast<double>(stored),
-             per(c.gated_delta_net.weights), per(c.attention_weights), per(c.mlp_weights), per(c.lm_head_weights));
+             per(c.gated_delta_net.weights), per(c.attention_weights), per(c.mlp_weights), per(c.lm_head.weights));
   fmt::print("GDN value heads per token: {:.1f} idle, {:.1f} sparse, {:.1f} reference; query/key heads: {:.1f} recalled, "
              "{:.1f} computed; silent GDN layers: {:.1f}; MLPs recalled: {:.1f}, computed with up by rows: {:.1f}, "
-             "with gate only where neurons can be on: {:.1f}; norms reused: {:.1f}; reference norms: {}\n",
+             "with gate only where neurons can be on: {:.1f}; norms reused: {:.1f}; reference norms: {}; greedy tokens "
+             "recalled: {:.2f}, from the pivot column's parts: {:.2f}\n",
              per(c.gated_delta_net.idle_heads), per(c.gated_delta_net.sparse_heads),
              per(c.gated_delta_net.reference_heads), per(c.gated_delta_net.remembered_heads),
              per(c.gated_delta_net.computed_heads), per(c.gated_delta_net.silent_layers), per(c.remembered_mlps),
-             per(c.up_by_rows_mlps), per(c.leading_column_mlps), per(c.reused_norms), c.reference_norms);
+             per(c.up_by_rows_mlps), per(c.leading_column_mlps), per(c.reused_norms), c.reference_norms,
+             per(c.lm_head.remembered), per(c.lm_head.from_pivot));
 }
 
 void print_timing(const FastCounters& c, std::size_t tokens) {

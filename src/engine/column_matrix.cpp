@@ -254,24 +254,26 @@ std::vector<float> ColumnMatrix::dense_column(std::size_t col) const {
 
 std::vector<float> ColumnMatrix::dense_column_part(std::size_t col, std::size_t part) const {
   std::vector<float> weights(part_end(part) - part_begin(part), 0.0f);
+  for_each_stored_weight(col, part, [&](std::size_t row, float weight) { weights[row] = weight; });
+  return weights;
+}
+
+void ColumnMatrix::for_each_stored_weight(std::size_t col, std::size_t part,
+                                          const std::function<void(std::size_t, float)>& visit) const {
+  const std::size_t part_rows = part_end(part) - part_begin(part);
   const ColumnRange& range = ranges_[index(col, part)];
   for (std::size_t b = range.block_begin; b < range.block_begin + range.block_count; ++b) {
     const std::uint32_t block = range.bfloat16 ? bfloat16_block_index_[b] : block_index_[b];
     for (std::size_t lane = 0; lane < block_lanes; ++lane) {
       const std::size_t row = block * block_lanes + lane;
       const std::size_t at = b * block_lanes + lane;
-      if (row >= weights.size()) continue;
-      if (range.bfloat16) {
-        weights[row] = std::bit_cast<float>(std::uint32_t{bfloat16_block_values_[at]} << 16);
-      } else {
-        weights[row] = block_values_[at];
-      }
+      if (row >= part_rows) continue;
+      visit(row, range.bfloat16 ? std::bit_cast<float>(std::uint32_t{bfloat16_block_values_[at]} << 16) : block_values_[at]);
     }
   }
   for (std::size_t e = range.entry_begin; e < range.entry_begin + range.entry_count; ++e) {
-    weights[entries_[e].row] = entries_[e].value;
+    visit(entries_[e].row, entries_[e].value);
   }
-  return weights;
 }
 
 SparseRows SparseRows::from_tensor(const CheckpointTensor& tensor) {

@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <span>
 #include <vector>
@@ -76,6 +77,12 @@ class ColumnMatrix {
   std::size_t accumulate_nonzeros_from(const SparseInput& x, std::size_t first, float* y_rows) const;
   // Column `col` of a matrix of one part as a dense vector of rows() values (+0 where it has no weight).
   std::vector<float> dense_column(std::size_t col) const;
+  // The non-zero weights column `col` holds in one part.
+  std::size_t column_part_nonzeros(std::size_t col, std::size_t part) const { return ranges_[index(col, part)].nonzeros; }
+  // Calls visit(row, weight) for every weight stored for a column part (rows relative to the part),
+  // the +0 weights that fill its dense blocks included.
+  void for_each_stored_weight(std::size_t col, std::size_t part,
+                              const std::function<void(std::size_t, float)>& visit) const;
   bool has_nonfinite_weights() const { return has_nonfinite_weights_; }
   // True when a product over x may need every row (a non-finite input or weight).
   bool needs_every_row(const SparseInput& x) const { return has_nonfinite_weights_ || !x.nonzeros.all_finite(); }

@@ -1,11 +1,11 @@
 // engine/fast_lm_head.cpp — see fast_lm_head.h.
 #include "engine/fast_lm_head.h"
 
-#include <bit>
-#include <cmath>
-#include <cstring>
+#include <algorithm>
+#include <numeric>
 
 #include "engine/ops.h"
+#include "support/error.h"
 
 namespace rvformer::engine {
 
@@ -13,46 +13,123 @@ namespace {
 // Hidden states with at most this many non-zero entries are remembered, in 2^memo_slots_log2 slots.
 constexpr std::size_t memo_max_nonzeros = 128;
 constexpr std::size_t memo_slots_log2 = 8;
+
+std::vector<std::size_t> part_starts(std::size_t rows, std::size_t part_rows) {
+  if (part_rows == 0 || part_rows % block_lanes != 0 || part_rows > FastLmHead::default_part_rows) {
+    fail("LM head parts must be a positive multiple of {} rows, at most {} (got {})", block_lanes,
+         FastLmHead::default_part_rows, part_rows);
+  }
+  std::vector<std::size_t> starts;
+  for (std::size_t start = part_rows; start < rows; start += part_rows) starts.push_back(start);
+  return starts;
+}
 }  // namespace
 
-FastLmHead::FastLmHead(const CheckpointTensor& weights) : FastLmHead(ColumnMatrix::from_tensor(weights)) {}
+FastLmHead::FastLmHead(const CheckpointTensor& weights, std::size_t part_rows)
+    : FastLmHead(ColumnMatrix::from_tensor(weights, part_starts(weights.shape.at(0), part_rows))) {}
 
-FastLmHead::FastLmHead(std::size_t vocab, std::size_t hidden, std::span<const float> row_major)
-    : FastLmHead(ColumnMatrix(vocab, hidden, row_major)) {}
+FastLmHead::FastLmHead(std::size_t vocab, std::size_t hidden, std::span<const float> row_major, std::size_t part_rows)
+    : FastLmHead(ColumnMatrix(vocab, hidden, row_major, part_starts(vocab, part_rows))) {}
 
 FastLmHead::FastLmHead(ColumnMatrix matrix)
     : matrix_(std::move(matrix)),
+      reach_(matrix_.cols()),
+      every_part_(matrix_.parts()),
       scores_(block_count(matrix_.rows()) * block_lanes, 0.0f),
-      written_(block_count(matrix_.rows())),
-      memo_(2 * memo_max_nonzeros, 1, memo_slots_log2) {}
+      written_(default_part_rows / block_lanes),
+      memo_(2 * memo_max_nonzeros, 1, memo_slots_log2) {
+  std::iota(every_part_.begin(), every_part_.end(), 0u);
+  for (std::size_t col = 0; col < matrix_.cols(); ++col) {
+    ColumnReach& reach = reach_[col];
+    for (std::uint32_t part : every_part_) {
+      if (matrix_.column_part_nonzeros(col, part) == 0) continue;
+      reach.parts.push_back(part);
+      matrix_.for_each_stored_weight(col, part, [&](std::size_t, float weight) {
+        reach.least = std::min(reach.least, weight);
+        reach.largest = std::max(reach.largest, weight);
+      });
+    }
+  }
+}
 
 std::vector<float> FastLmHead::logits(const SparseInput& hidden, std::uint64_t& weights) const {
   std::vector<float> result(block_count(matrix_.rows()) * block_lanes, 0.0f);  // whole blocks while accumulating
-  weights += matrix_.accumulate_part(hidden, 0, result.data(), nullptr);
+  for (std::uint32_t part : every_part_) {
+    weights += matrix_.accumulate_part(hidden, part, result.data() + matrix_.part_begin(part), nullptr);
+  }
   result.resize(matrix_.rows());
   return result;
 }
 
-std::uint32_t FastLmHead::argmax(const SparseInput& hidden, std::uint64_t& weights) {
-  if (matrix_.needs_every_row(hidden)) return static_cast<std::uint32_t>(engine::argmax(logits(hidden, weights)));
+std::uint32_t FastLmHead::argmax(const SparseInput& hidden, LmHeadCounters& counters) {
+  if (matrix_.needs_every_row(hidden)) return static_cast<std::uint32_t>(engine::argmax(logits(hidden, counters.weights)));
   memo_key_.clear();
   hidden.nonzeros.append_words(memo_key_);
-  if (const auto token = memo_.find(memo_key_)) return (*token)[0];
-  const std::uint32_t token = compute_argmax(hidden, weights);
+  if (const auto token = memo_.find(memo_key_)) {
+    ++counters.remembered;
+    return (*token)[0];
+  }
+  const std::uint32_t token = compute_argmax(hidden, counters);
   memo_.remember(memo_key_, std::span(&token, 1));
   return token;
 }
 
-std::uint32_t FastLmHead::compute_argmax(const SparseInput& hidden, std::uint64_t& weights) {
-  const std::size_t rows = matrix_.rows();
-  weights += matrix_.accumulate_part(hidden, 0, scores_.data(), &written_);
+FastLmHead::PartsArgmax FastLmHead::scan_parts(std::span<const std::uint32_t> parts, const SparseInput& hidden,
+                                               std::uint64_t& weights) {
+  PartsArgmax best;
+  for (std::uint32_t part : parts) {
+    const std::size_t begin = matrix_.part_begin(part);
+    const std::size_t rows = matrix_.part_end(part) - begin;
+    float* scores = scores_.data() + begin;
+    weights += matrix_.accumulate_part(hidden, part, scores, &written_);
+    const std::size_t missing = written_.first_missing() * block_lanes;
+    if (!best.unwritten && missing < rows) best.unwritten = begin + missing;
+    const BlockArgmax scanned = fast_kernels().argmax_written(scores, written_.words().data(), written_.words().size(), rows);
+    if (!scanned.found) continue;
+    // The first NaN in row order wins; the parts after it need not be computed.
+    if (scanned.is_nan) return {true, true, scanned.value, begin + scanned.row, best.unwritten};
+    // The higher score wins; equal scores (−0 equals +0) go to the lower row, in an earlier part.
+    if (!best.found || scanned.value > best.value) {
+      best.found = true;
+      best.value = scanned.value;
+      best.row = begin + scanned.row;
+    }
+  }
+  return best;
+}
+
+std::optional<std::uint32_t> FastLmHead::argmax_from_pivot(const SparseInput& hidden, LmHeadCounters& counters) {
+  // Certainly finite: no product or sum overflows, so no score is ±∞ or NaN.
+  if (matrix_.parts() == 1 || !matrix_.output_certainly_finite(hidden)) return std::nullopt;
+  const SparseVector& x = hidden.nonzeros;
+  std::optional<std::size_t> pivot;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    const std::size_t reached = reach_[x.index(k)].parts.size();
+    if (reached != 0 && (!pivot || reached < reach_[x.index(*pivot)].parts.size())) pivot = k;
+  }
+  if (!pivot || 2 * reach_[x.index(*pivot)].parts.size() > matrix_.parts()) return std::nullopt;
+  // No row outside the pivot's parts scores above `bound`: its terms, in the same column order, are
+  // each at most the column's largest term, and fp32 sums are monotonic in their operands.
+  float bound = 0.0f;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    const ColumnReach& reach = reach_[x.index(k)];
+    if (k == *pivot || reach.parts.empty()) continue;
+    const float largest_term = x.value(k) > 0.0f ? reach.largest * x.value(k) : reach.least * x.value(k);
+    bound += largest_term > 0.0f ? largest_term : 0.0f;
+  }
+  const PartsArgmax best = scan_parts(reach_[x.index(*pivot)].parts, hidden, counters.weights);
+  if (!best.found || best.is_nan || !(best.value > bound)) return std::nullopt;
+  ++counters.from_pivot;
+  return static_cast<std::uint32_t>(best.row);
+}
+
+std::uint32_t FastLmHead::compute_argmax(const SparseInput& hidden, LmHeadCounters& counters) {
+  if (const auto token = argmax_from_pivot(hidden, counters)) return *token;
+  const PartsArgmax scanned = scan_parts(every_part_, hidden, counters.weights);
   // Rows never written score +0; the first of them stands for all of them.
-  const std::size_t unwritten = written_.first_missing() * block_lanes;
-  const BlockArgmax scanned =
-      fast_kernels().argmax_written(scores_.data(), written_.words().data(), written_.words().size(), rows);
+  const std::size_t unwritten = scanned.unwritten.value_or(matrix_.rows());
   if (!scanned.found) return static_cast<std::uint32_t>(unwritten);
-  if (unwritten >= rows || scanned.is_nan) return static_cast<std::uint32_t>(scanned.row);
-  // The higher score wins; equal scores (−0 equals +0) go to the lower row.
+  if (unwritten >= matrix_.rows() || scanned.is_nan) return static_cast<std::uint32_t>(scanned.row);
   if (scanned.value > 0.0f || (scanned.value == 0.0f && scanned.row < unwritten)) {
     return static_cast<std::uint32_t>(scanned.row);
   }

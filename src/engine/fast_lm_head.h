@@ -8,6 +8,14 @@
 // score is below +0, or equal to it at a higher index (torch.argmax: the lowest index among equal
 // maxima, −0 equal to +0; the first NaN wins).
 //
+// The head is stored in parts of consecutive rows, and most hidden states need only the parts of
+// one column: the *pivot*, the non-zero input column whose weights lie in the fewest parts. Every
+// row outside the pivot's parts sums the other columns' terms alone, and as fp32 products and sums
+// are monotonic, no such row scores above the bound summed the same way from each column's largest
+// term (its largest or smallest weight times the input, or +0 when that is below +0). When the best
+// row of the pivot's parts, computed exactly, scores strictly above that bound, it is the greedy
+// token; otherwise every part is computed.
+//
 // The greedy token is a pure function of the hidden state's non-zero (index, bits) pairs (the ±0
 // entries' products are skipped alike), so argmax() remembers it for recent hidden states: a
 // compiled model returns to the same few final states over and over.
@@ -15,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "engine/block_vector.h"
@@ -24,26 +33,58 @@
 
 namespace rvformer::engine {
 
+struct LmHeadCounters {
+  std::uint64_t weights = 0;     // weights multiplied
+  std::uint64_t remembered = 0;  // greedy tokens recalled from the memo
+  std::uint64_t from_pivot = 0;  // greedy tokens computed from the pivot column's parts alone
+};
+
 class FastLmHead {
  public:
-  // weights: [vocab, hidden], the LM head or the tied embedding.
-  explicit FastLmHead(const CheckpointTensor& weights);
-  FastLmHead(std::size_t vocab, std::size_t hidden, std::span<const float> row_major);
+  // Rows per part of the stored head: a part's 64 blocks are one word of a block set.
+  static constexpr std::size_t default_part_rows = 64 * block_lanes;
+
+  // weights: [vocab, hidden], the LM head or the tied embedding. part_rows: a multiple of 16, at most
+  // the default.
+  explicit FastLmHead(const CheckpointTensor& weights, std::size_t part_rows = default_part_rows);
+  FastLmHead(std::size_t vocab, std::size_t hidden, std::span<const float> row_major,
+             std::size_t part_rows = default_part_rows);
 
   std::size_t nonzero_count() const { return matrix_.nonzero_count(); }
 
   // All vocab logits, bit-identical to the reference; `weights` counts the weights multiplied.
   std::vector<float> logits(const SparseInput& hidden, std::uint64_t& weights) const;
   // The greedy token (remembered, or computed).
-  std::uint32_t argmax(const SparseInput& hidden, std::uint64_t& weights);
+  std::uint32_t argmax(const SparseInput& hidden, LmHeadCounters& counters);
 
  private:
-  explicit FastLmHead(ColumnMatrix matrix);
-  std::uint32_t compute_argmax(const SparseInput& hidden, std::uint64_t& weights);
+  // Per input column: the parts holding its weights (increasing), and its least and largest weight.
+  struct ColumnReach {
+    std::vector<std::uint32_t> parts;
+    float least = 0.0f;
+    float largest = 0.0f;
+  };
+  // The best score among the rows of some parts, and the first row there that no weight reached.
+  struct PartsArgmax {
+    bool found = false;
+    bool is_nan = false;
+    float value = 0.0f;
+    std::size_t row = 0;
+    std::optional<std::size_t> unwritten;
+  };
+
+  FastLmHead(ColumnMatrix matrix);
+  std::uint32_t compute_argmax(const SparseInput& hidden, LmHeadCounters& counters);
+  // The greedy token when the pivot's parts decide it.
+  std::optional<std::uint32_t> argmax_from_pivot(const SparseInput& hidden, LmHeadCounters& counters);
+  // Accumulates and scans the listed parts (increasing), leaving their scores +0 again.
+  PartsArgmax scan_parts(std::span<const std::uint32_t> parts, const SparseInput& hidden, std::uint64_t& weights);
 
   ColumnMatrix matrix_;
+  std::vector<ColumnReach> reach_;    // per input column
+  std::vector<std::uint32_t> every_part_;
   BlockFloats scores_;  // +0 between calls
-  BlockSet written_;    // blocks of scores_ written by the current call
+  BlockSet written_;    // blocks of scores_ written in the part being scanned (relative to the part)
   Memo memo_;           // greedy tokens of recent hidden states
   std::vector<std::uint32_t> memo_key_;
 };

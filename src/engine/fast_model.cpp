@@ -15,7 +15,6 @@
 #include "engine/attention.h"
 #include "engine/column_matrix.h"
 #include "engine/fast_kernels.h"
-#include "engine/fast_lm_head.h"
 #include "engine/leading_column.h"
 #include "engine/memo.h"
 #include "engine/fast_ops.h"
@@ -537,7 +536,7 @@ FastState FastModel::adopt(State state) const {
 std::vector<float> FastModel::decode(FastState& state, TokenId token) {
   impl_->run_layers(state, token);
   LapTimer timer(impl_->timing);
-  auto logits = impl_->lm_head.logits(impl_->normed_input(), impl_->counters.lm_head_weights);
+  auto logits = impl_->lm_head.logits(impl_->normed_input(), impl_->counters.lm_head.weights);
   timer.lap(impl_->counters.lm_head_seconds);
   return logits;
 }
@@ -545,7 +544,7 @@ std::vector<float> FastModel::decode(FastState& state, TokenId token) {
 TokenId FastModel::decode_argmax(FastState& state, TokenId token) {
   impl_->run_layers(state, token);
   LapTimer timer(impl_->timing);
-  const TokenId next = impl_->lm_head.argmax(impl_->normed_input(), impl_->counters.lm_head_weights);
+  const TokenId next = impl_->lm_head.argmax(impl_->normed_input(), impl_->counters.lm_head);
   timer.lap(impl_->counters.lm_head_seconds);
   return next;
 }

@@ -21,6 +21,7 @@
 
 #include "engine/checkpoint.h"
 #include "engine/fast_gated_delta_net.h"
+#include "engine/fast_lm_head.h"
 #include "engine/model.h"
 #include "engine/state.h"
 
@@ -32,7 +33,7 @@ struct FastCounters {
   // Weights multiplied: the non-zero ones of sparse matrices, every one of attention's dense ones.
   std::uint64_t attention_weights = 0;
   std::uint64_t mlp_weights = 0;
-  std::uint64_t lm_head_weights = 0;
+  LmHeadCounters lm_head;
   std::uint64_t remembered_mlps = 0;  // MLP outputs recalled from their memo (not computed)
   std::uint64_t up_by_rows_mlps = 0;  // MLPs computed with up by rows, for the neurons that are on
   std::uint64_t leading_column_mlps = 0;  // MLPs whose gate was computed only where a neuron can be on
@@ -47,7 +48,7 @@ struct FastCounters {
   double lm_head_seconds = 0;
 
   std::uint64_t weights() const {
-    return gated_delta_net.weights + attention_weights + mlp_weights + lm_head_weights;
+    return gated_delta_net.weights + attention_weights + mlp_weights + lm_head.weights;
   }
 };
 
