@@ -73,7 +73,7 @@ class FastLmHead {
     std::optional<std::size_t> unwritten;
   };
 
-  FastLmHead(ColumnMatrix matrix);
+  explicit FastLmHead(ColumnMatrix matrix);
   std::uint32_t compute_argmax(const SparseInput& hidden, LmHeadCounters& counters);
   // The greedy token when the pivot's parts decide it.
   std::optional<std::uint32_t> argmax_from_pivot(const SparseInput& hidden, LmHeadCounters& counters);
