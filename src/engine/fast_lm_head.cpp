@@ -98,26 +98,39 @@ FastLmHead::PartsArgmax FastLmHead::scan_parts(std::span<const std::uint32_t> pa
   return best;
 }
 
-std::optional<std::uint32_t> FastLmHead::argmax_from_pivot(const SparseInput& hidden, LmHeadCounters& counters) {
-  // Certainly finite: no product or sum overflows, so no score is ±∞ or NaN.
-  if (matrix_.parts() == 1 || !matrix_.output_certainly_finite(hidden)) return std::nullopt;
-  const SparseVector& x = hidden.nonzeros;
+std::optional<std::size_t> FastLmHead::pivot_of(const SparseVector& x) const {
   std::optional<std::size_t> pivot;
   for (std::size_t k = 0; k < x.size(); ++k) {
     const std::size_t reached = reach_[x.index(k)].parts.size();
     if (reached != 0 && (!pivot || reached < reach_[x.index(*pivot)].parts.size())) pivot = k;
   }
-  if (!pivot || 2 * reach_[x.index(*pivot)].parts.size() > matrix_.parts()) return std::nullopt;
-  // No row outside the pivot's parts scores above `bound`: its terms, in the same column order, are
-  // each at most the column's largest term, and fp32 sums are monotonic in their operands.
+  return pivot;
+}
+
+// A row outside the pivot's parts sums the other inputs' terms, in the same column order from +0;
+// each term is at most its column's largest term (a missing one counts as +0), and a rounded
+// product or sum never decreases when an operand grows.
+float FastLmHead::bound_without(const SparseVector& x, std::size_t pivot) const {
   float bound = 0.0f;
   for (std::size_t k = 0; k < x.size(); ++k) {
     const ColumnReach& reach = reach_[x.index(k)];
-    if (k == *pivot || reach.parts.empty()) continue;
+    if (k == pivot || reach.parts.empty()) continue;
     const float largest_term = x.value(k) > 0.0f ? reach.largest * x.value(k) : reach.least * x.value(k);
     bound += largest_term > 0.0f ? largest_term : 0.0f;
   }
-  const PartsArgmax best = scan_parts(reach_[x.index(*pivot)].parts, hidden, counters.weights);
+  return bound;
+}
+
+std::optional<std::uint32_t> FastLmHead::argmax_from_pivot(const SparseInput& hidden, LmHeadCounters& counters) {
+  // Certainly finite: no product or sum overflows, so no score is ±∞ or NaN.
+  if (matrix_.parts() == 1 || !matrix_.output_certainly_finite(hidden)) return std::nullopt;
+  const std::optional<std::size_t> pivot = pivot_of(hidden.nonzeros);
+  if (!pivot) return std::nullopt;
+  const std::vector<std::uint32_t>& parts = reach_[hidden.nonzeros.index(*pivot)].parts;
+  if (2 * parts.size() > matrix_.parts()) return std::nullopt;
+  const float bound = bound_without(hidden.nonzeros, *pivot);
+  // Strictly above the bound (≥ +0): above every row outside, so no tie crosses the parts' edge.
+  const PartsArgmax best = scan_parts(parts, hidden, counters.weights);
   if (!best.found || best.is_nan || !(best.value > bound)) return std::nullopt;
   ++counters.from_pivot;
   return static_cast<std::uint32_t>(best.row);

@@ -77,6 +77,11 @@ class FastLmHead {
   std::uint32_t compute_argmax(const SparseInput& hidden, LmHeadCounters& counters);
   // The greedy token when the pivot's parts decide it.
   std::optional<std::uint32_t> argmax_from_pivot(const SparseInput& hidden, LmHeadCounters& counters);
+  // The non-zero input (its position in x) whose column's weights lie in the fewest parts; none when
+  // no input's column holds a weight.
+  std::optional<std::size_t> pivot_of(const SparseVector& x) const;
+  // A bound on the score of every row outside the pivot's parts.
+  float bound_without(const SparseVector& x, std::size_t pivot) const;
   // Accumulates and scans the listed parts (increasing), leaving their scores +0 again.
   PartsArgmax scan_parts(std::span<const std::uint32_t> parts, const SparseInput& hidden, std::uint64_t& weights);
 
