@@ -123,11 +123,11 @@ float FastLmHead::bound_without(const SparseVector& x, std::size_t pivot) const 
 
 std::optional<std::uint32_t> FastLmHead::argmax_from_pivot(const SparseInput& hidden, LmHeadCounters& counters) {
   // Certainly finite: no product or sum overflows, so no score is ±∞ or NaN.
-  if (matrix_.parts() == 1 || !matrix_.output_certainly_finite(hidden)) return std::nullopt;
+  if (!matrix_.output_certainly_finite(hidden)) return std::nullopt;
   const std::optional<std::size_t> pivot = pivot_of(hidden.nonzeros);
   if (!pivot) return std::nullopt;
   const std::vector<std::uint32_t>& parts = reach_[hidden.nonzeros.index(*pivot)].parts;
-  if (2 * parts.size() > matrix_.parts()) return std::nullopt;
+  if (2 * parts.size() > matrix_.parts()) return std::nullopt;  // (as for a head of one part)
   const float bound = bound_without(hidden.nonzeros, *pivot);
   // Strictly above the bound (≥ +0): above every row outside, so no tie crosses the parts' edge.
   const PartsArgmax best = scan_parts(parts, hidden, counters.weights);
