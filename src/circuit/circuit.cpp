@@ -1,6 +1,8 @@
 // circuit/circuit.cpp — see circuit.h.
 #include "circuit/circuit.h"
 
+#include <algorithm>
+
 #include "support/error.h"
 
 namespace rvformer::circuit {
@@ -42,12 +44,19 @@ int Circuit::add_bank(Bank bank) {
   return static_cast<int>(banks_.size() - 1);
 }
 
-SignalId Circuit::add_delay(SignalId input, std::string name) {
+SignalId Circuit::add_delay(SignalId input, std::string name, int ago) {
   const Signal& in = signals_.at(input);
   if (in.min < 0 || in.max > 1) fail("circuit: delay of {} needs a bit, its range is [{}, {}]", in.name, in.min, in.max);
+  if (ago < 1 || ago > kMaxLookBack) fail("circuit: delay {} looks {} passes back (1 to {})", name, ago, kMaxLookBack);
   SignalId output = add_signal(std::move(name), SignalSource::Delay, 0, 1);
-  delays_.push_back(Delay{input, output});
+  delays_.push_back(Delay{input, output, ago});
   return output;
+}
+
+SignalId Circuit::add_stored_levels_signal(std::string name) {
+  SignalId id = add_signal(std::move(name), SignalSource::Neurons, 0, 4);
+  signals_[id].stored_levels = true;
+  return id;
 }
 
 void Circuit::add_token_family(TokenFamily family) {
@@ -56,7 +65,14 @@ void Circuit::add_token_family(TokenFamily family) {
   families_.push_back(std::move(family));
 }
 
-void Circuit::mark_output(SignalId signal) { outputs_.push_back(signal); }
+void Circuit::mark_output(SignalId signal, double initial) {
+  outputs_.push_back(signal);
+  output_initials_.push_back(initial);
+}
+
+bool Circuit::is_output(SignalId signal) const {
+  return std::find(outputs_.begin(), outputs_.end(), signal) != outputs_.end();
+}
 
 std::uint32_t Circuit::vocab_size() const {
   std::uint32_t total = 0;
@@ -101,7 +117,7 @@ class Hasher {
   }
   void add(const LinearForm& form) {
     add(form.size());
-    for (const Term& t : form) add(t.signal), add(t.weight);
+    for (const Term& t : form) add(t.signal), add(t.weight), add(t.ago);
   }
   void add(const RowSelect& select) {
     add(select.one_hot.size());
@@ -112,6 +128,7 @@ class Hasher {
     for (const Literal& l : select.match) add(l.signal), add(l.negated);
     add(select.conditions.size());
     for (const LinearForm& f : select.conditions) add(f);
+    add(select.ago);
   }
   std::uint64_t value() const { return state_; }
 
@@ -123,7 +140,8 @@ class Hasher {
 
 std::uint64_t Circuit::fingerprint() const {
   Hasher h;
-  for (const Signal& s : signals_) h.add(s.name), h.add(s.source), h.add(s.min), h.add(s.max), h.add(s.quantum);
+  for (const Signal& s : signals_)
+    h.add(s.name), h.add(s.source), h.add(s.min), h.add(s.max), h.add(s.quantum), h.add(s.stored_levels);
   for (const Neuron& n : neurons_) {
     h.add(n.gate), h.add(n.up), h.add(n.gate_quantum);
     h.add(n.down.size());
@@ -143,8 +161,9 @@ std::uint64_t Circuit::fingerprint() const {
       }
     }
   }
-  for (const Delay& d : delays_) h.add(d.input), h.add(d.output);
+  for (const Delay& d : delays_) h.add(d.input), h.add(d.output), h.add(d.ago);
   for (SignalId s : outputs_) h.add(s);
+  for (double initial : output_initials_) h.add(initial);
   // Token families: every token's input values and output code.
   for (const TokenFamily& f : families_) {
     h.add(f.name), h.add(f.count);

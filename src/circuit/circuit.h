@@ -7,8 +7,8 @@
 //   * neurons       — SwiGLU MLP units computing relu(gate) * up exactly;
 //   * banks         — Gated DeltaNet key heads used as addressable memory (one write and one read
 //                     port per pass, the read seeing this pass's write);
-//   * delays        — a signal's value in the previous pass (a GDN head whose values come through
-//                     the causal conv's previous-token tap);
+//   * delays        — a signal's value one to three passes back (a GDN head whose values come
+//                     through one of the causal conv's earlier taps);
 //   * output code   — the LM head rows that turn output signals into the next token.
 // The exact evaluator (evaluator.h) runs a circuit directly; it is the oracle between the golden
 // emulator and the compiled weights.
@@ -26,9 +26,16 @@ using SignalId = std::uint32_t;
 // Signal 0 is the constant 1: a LinearForm term on it is a bias.
 inline constexpr SignalId kOne = 0;
 
+// A bank's key, query and value forms may look back: the causal conv gives each channel the
+// projections of the last kMaxLookBack tokens besides the current one.
+inline constexpr int kMaxLookBack = 3;
+
 struct Term {
   SignalId signal;
   double weight;
+  // Passes back (0: this pass). Only bank lane values use it here (every term of a lane alike);
+  // a row select looks back as a whole (RowSelect::ago), a delay through Delay::ago.
+  std::uint8_t ago = 0;
 };
 
 // Σ weight · signal. Exactness is checked by the evaluator, not assumed.
@@ -48,6 +55,9 @@ struct Signal {
   double min;  // declared value range, checked by the evaluator
   double max;
   double quantum = 1;  // every value is a multiple of it (a power of two)
+  // Stored levels: a neuron signal with values in {0, 1, 2, 4} that only bank lanes read, held in
+  // the residual as that many stored units (V each), so that a lane can keep two bits.
+  bool stored_levels = false;
 };
 
 // A SwiGLU unit: contributes relu(gate) · up · weight to each `down` signal. `gate` takes values
@@ -76,6 +86,9 @@ struct RowSelect {
   std::vector<SignalId> binary;   // little-endian row number (rows ≤ 2^binary.size())
   std::vector<Literal> match;     // bits that must be 1 (or 0 when negated), e.g. a bank number
   std::vector<LinearForm> conditions;
+  // Passes back every part of the select is taken (its signals' values `ago` passes ago); within
+  // the first `ago` passes of a sequence such a select selects nothing.
+  int ago = 0;
 };
 
 // A Gated DeltaNet key head used as memory: `rows` addressable rows, each holding two halves (one
@@ -83,10 +96,11 @@ struct RowSelect {
 // half so the gated RMSNorm on the read-out is data-independent (docs/circuit-encoding.md).
 struct BankWrite {
   RowSelect row;
-  // Per half: the write strength β as a logical form with values in {0, 1/2, 1}:
-  // 0 keeps the row, 1 overwrites it, 1/2 moves every lane half-way to the new value.
+  // Per half: the write strength β as a logical form of this pass's signals with values in
+  // {0, 1/2, 1}: 0 keeps the row, 1 overwrites it, 1/2 moves every lane half-way to the new value.
   LinearForm beta[kBankHalves];
-  std::vector<LinearForm> lanes[kBankHalves];  // new lane values, each in {0, 1}
+  // New lane values: a bit form (0 or 1), or a form of stored-levels signals (0, 1, 2 or 4).
+  std::vector<LinearForm> lanes[kBankHalves];
 };
 
 struct BankRead {
@@ -108,6 +122,7 @@ struct Bank {
 struct Delay {
   SignalId input;
   SignalId output;
+  int ago = 1;  // passes back, 1 to kMaxLookBack
 };
 
 // A family of tokens sharing one meaning, e.g. "VAL" with a 16-bit payload. `fill` gives the
@@ -133,10 +148,14 @@ class Circuit {
   SignalId add_read_signal(std::string name, double min = 0, double max = 1, double quantum = 1);
   int add_bank(Bank bank);
   Bank& bank(int index) { return banks_[index]; }
-  SignalId add_delay(SignalId input, std::string name);
+  SignalId add_delay(SignalId input, std::string name, int ago = 1);
+  // A neuron signal holding stored levels (Signal::stored_levels).
+  SignalId add_stored_levels_signal(std::string name);
   void add_token_family(TokenFamily family);
   // Output signals are the ones the LM head reads; they must hold their final value at pass end.
-  void mark_output(SignalId signal);
+  // An output neuron signal may be written by several units in different layers (their
+  // contributions add up), and starts every pass at `initial`.
+  void mark_output(SignalId signal, double initial = 0);
 
   // --- inspection ----------------------------------------------------------------------------
   const std::vector<Signal>& signals() const { return signals_; }
@@ -146,6 +165,8 @@ class Circuit {
   const std::vector<Delay>& delays() const { return delays_; }
   const std::vector<TokenFamily>& token_families() const { return families_; }
   const std::vector<SignalId>& outputs() const { return outputs_; }
+  const std::vector<double>& output_initials() const { return output_initials_; }  // per output
+  bool is_output(SignalId signal) const;
   std::uint32_t vocab_size() const;
   // Token id of `index` within family `name`; throws for unknown families or indices.
   std::uint32_t token_id(const std::string& family, std::uint32_t index = 0) const;
@@ -164,6 +185,7 @@ class Circuit {
   std::vector<Delay> delays_;
   std::vector<TokenFamily> families_;
   std::vector<SignalId> outputs_;
+  std::vector<double> output_initials_;
 };
 
 }  // namespace rvformer::circuit

@@ -58,7 +58,7 @@ Evaluator::Evaluator(const Circuit& circuit, bool check_margins) : circuit_(circ
 
 void Evaluator::reset() {
   values_.assign(circuit_.signals().size(), 0.0);
-  delayed_.assign(circuit_.delays().size(), 0.0);
+  history_.clear();
   banks_.clear();
   for (const Bank& bank : circuit_.banks()) {
     BankState state;
@@ -90,9 +90,38 @@ void Evaluator::plan() {
 
 double Evaluator::evaluate(const LinearForm& form, const char* what, const std::string& owner) const {
   ExactSum sum;
-  for (const Term& t : form) sum.add(t.weight * values_[t.signal]);
+  for (const Term& t : form) {
+    if (t.ago != 0) fail("circuit: {} of {} looks back, which only bank lanes may", what, owner);
+    sum.add(t.weight * values_[t.signal]);
+  }
   if (check_ && !sum.exact()) fail("circuit: {} of {} is not exact in fp32 (value {})", what, owner, sum.value());
   return sum.value();
+}
+
+const std::vector<double>* Evaluator::values_ago(int ago) const {
+  if (ago == 0) return &values_;
+  if (ago > static_cast<int>(history_.size())) return nullptr;
+  return &history_[ago - 1];
+}
+
+// A lane's terms all look back alike; a lane of stored-levels signals holds 0, 1, 2 or 4.
+double Evaluator::evaluate_lane(const LinearForm& form, const std::string& owner) const {
+  if (form.empty()) return 0;
+  int ago = form.front().ago;
+  bool levels = circuit_.signal(form.front().signal).stored_levels;
+  ExactSum sum;
+  const std::vector<double>* values = values_ago(ago);
+  for (const Term& t : form) {
+    if (t.ago != ago) fail("circuit: a lane of bank {} mixes terms of different passes", owner);
+    if (circuit_.signal(t.signal).stored_levels != levels)
+      fail("circuit: a lane of bank {} mixes stored levels with other signals", owner);
+    if (values) sum.add(t.weight * (*values)[t.signal]);
+  }
+  if (check_ && !sum.exact()) fail("circuit: a lane value of {} is not exact in fp32 (value {})", owner, sum.value());
+  double value = sum.value();
+  if (check_ && (levels ? value != 0 && value != 1 && value != 2 && value != 4 : value != 0 && value != 1))
+    fail("circuit: bank {} lane gets {}, not {}", owner, value, levels ? "0, 1, 2 or 4" : "a bit");
+  return value;
 }
 
 void Evaluator::check_range(SignalId s) const {
@@ -124,26 +153,42 @@ void Evaluator::run_unit(const MlpUnit& unit) {
   for (std::size_t i = 0; i < unit.outputs.size(); ++i) {
     SignalId s = unit.outputs[i];
     if (check_ && !sums[i].exact()) fail("circuit: the sum into {} is not exact in fp32", circuit_.signal(s).name);
-    values_[s] = sums[i].value();
-    if (check_) check_range(s);
+    if (circuit_.is_output(s)) {
+      values_[s] += sums[i].value();  // other units add into it too; checked at the end of the pass
+    } else {
+      values_[s] = sums[i].value();
+      if (check_) check_range(s);
+    }
   }
 }
 
 int Evaluator::selected_row(const RowSelect& select, const std::string& bank, int rows, const char* port) const {
+  const std::vector<double>* values = values_ago(select.ago);
+  return values ? selected_row_in(*values, select, bank, rows, port) : -1;
+}
+
+int Evaluator::selected_row_in(const std::vector<double>& values, const RowSelect& select, const std::string& bank,
+                               int rows, const char* port) const {
+  auto evaluate_in = [&](const LinearForm& form) {
+    ExactSum sum;
+    for (const Term& t : form) sum.add(t.weight * values[t.signal]);
+    if (check_ && !sum.exact()) fail("circuit: a row-select condition of {} is not exact in fp32", bank);
+    return sum.value();
+  };
   for (const Literal& l : select.match) {
-    double v = values_[l.signal];
+    double v = values[l.signal];
     if (check_ && v != 0 && v != 1) fail("circuit: a {} match bit of bank {} is {}", port, bank, v);
     if (v != (l.negated ? 0 : 1)) return -1;
   }
   for (const LinearForm& condition : select.conditions) {
-    double v = evaluate(condition, "a row-select condition", bank);
+    double v = evaluate_in(condition);
     if (check_ && v != 0 && v != 1) fail("circuit: a {} condition of bank {} is {}, not 0 or 1", port, bank, v);
     if (v != 1) return -1;
   }
   if (!select.binary.empty()) {
     int row = 0;
     for (std::size_t i = 0; i < select.binary.size(); ++i) {
-      double v = values_[select.binary[i]];
+      double v = values[select.binary[i]];
       if (check_ && v != 0 && v != 1) fail("circuit: {} address bit {} of bank {} is {}", port, i, bank, v);
       if (v == 1) row |= 1 << i;
     }
@@ -151,7 +196,7 @@ int Evaluator::selected_row(const RowSelect& select, const std::string& bank, in
   }
   int selected = -1;
   for (int r = 0; r < static_cast<int>(select.one_hot.size()); ++r) {
-    double v = values_[select.one_hot[r]];
+    double v = values[select.one_hot[r]];
     if (v == 0) continue;
     if (v != 1 || selected >= 0) {
       if (!check_) return -1;
@@ -182,12 +227,11 @@ void Evaluator::run_bank(int index) {
           fail("circuit: bank {} row {} half {} is halved before it was ever written", bank.name, row, h);
         written = 1;
         for (int l = 0; l < kBankLanesPerHalf; ++l) {
-          double value = 0;
-          if (l < static_cast<int>(w.lanes[h].size())) {
-            value = evaluate(w.lanes[h][l], "a lane value", bank.name);
-            if (check_ && value != 0 && value != 1) fail("circuit: bank {} lane {} of half {} gets {}, not a bit", bank.name, l, h, value);
-          }
+          double value = l < static_cast<int>(w.lanes[h].size()) ? evaluate_lane(w.lanes[h][l], bank.name) : 0;
           double& cell = lane_at(row, h, l);
+          // Halving keeps exact values only for bits and the powers of two they halve into.
+          if (check_ && beta != 1 && (value > 1 || cell > 1))
+            fail("circuit: bank {} half {} is halved with stored levels above 1", bank.name, h);
           cell = beta == 1 ? value : (cell + value) / 2;
         }
       }
@@ -208,13 +252,19 @@ void Evaluator::run_bank(int index) {
 std::uint32_t Evaluator::step(std::uint32_t token) {
   std::fill(values_.begin(), values_.end(), 0.0);
   values_[kOne] = 1;
+  for (std::size_t i = 0; i < circuit_.outputs().size(); ++i) values_[circuit_.outputs()[i]] = circuit_.output_initials()[i];
   auto [family, index] = circuit_.token_family_of(token);
   if (family->fill) family->fill(index, [&](SignalId s, double v) {
       if (circuit_.signal(s).source != SignalSource::Input) fail("circuit: token family {} sets {}, which is not an input", family->name, circuit_.signal(s).name);
       values_[s] = v;
     });
   const auto& delays = circuit_.delays();
-  for (std::size_t d = 0; d < delays.size(); ++d) values_[delays[d].output] = delayed_[d];
+  for (const Delay& d : delays) {
+    const std::vector<double>* past = values_ago(d.ago);
+    double v = past ? (*past)[d.input] : 0;
+    if (check_ && v != 0 && v != 1) fail("circuit: delayed signal {} is {}, not a bit", circuit_.signal(d.input).name, v);
+    values_[d.output] = v;
+  }
 
   for (std::uint32_t i : graph_.evaluation_order) {
     const Step& s = graph_.steps[i];
@@ -229,11 +279,8 @@ std::uint32_t Evaluator::step(std::uint32_t token) {
     }
     if (squares >= std::ldexp(1.0, 50)) fail("circuit: residual sum of squares {} is too large for the norm scheme", squares);
   }
-  for (std::size_t d = 0; d < delays.size(); ++d) {
-    double v = values_[delays[d].input];
-    if (check_ && v != 0 && v != 1) fail("circuit: delayed signal {} is {}, not a bit", circuit_.signal(delays[d].input).name, v);
-    delayed_[d] = v;
-  }
+  history_.insert(history_.begin(), values_);
+  if (history_.size() > static_cast<std::size_t>(kMaxLookBack)) history_.pop_back();
   ++passes_;
   return argmax_next_token();
 }

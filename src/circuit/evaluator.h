@@ -43,9 +43,14 @@ class Evaluator {
 
   void plan();
   double evaluate(const LinearForm& form, const char* what, const std::string& owner) const;
+  // The signal values `ago` passes back (0: this pass), or nullptr before the sequence began.
+  const std::vector<double>* values_ago(int ago) const;
+  double evaluate_lane(const LinearForm& form, const std::string& owner) const;
   void run_unit(const MlpUnit& unit);
   void run_bank(int index);
   int selected_row(const RowSelect& select, const std::string& bank, int rows, const char* port) const;
+  int selected_row_in(const std::vector<double>& values, const RowSelect& select, const std::string& bank, int rows,
+                      const char* port) const;
   void check_range(SignalId signal) const;
   std::uint32_t argmax_next_token() const;
 
@@ -54,7 +59,7 @@ class Evaluator {
   CircuitGraph graph_;
   std::vector<BankState> banks_;
   std::vector<double> values_;
-  std::vector<double> delayed_;  // per delay: the input's value at the end of the previous pass
+  std::vector<std::vector<double>> history_;  // the values of the last passes, most recent first
   std::vector<std::vector<CodeEntry>> code_by_output_;  // per output: tokens that score on it
   std::uint64_t passes_ = 0;
 };

@@ -1,7 +1,11 @@
 // circuit/graph.cpp — see graph.h.
 #include "circuit/graph.h"
 
+#include <algorithm>
+#include <map>
 #include <numeric>
+#include <optional>
+#include <string>
 
 #include "support/error.h"
 
@@ -12,34 +16,60 @@ void append_inputs(const LinearForm& form, std::vector<SignalId>& out) {
   for (const Term& t : form) out.push_back(t.signal);
 }
 
+// Neurons that write a common signal share a unit. Output signals do not join units: several
+// units (in different layers) may add into one, so a neuron that writes only outputs belongs to
+// the unit of its name.
 std::vector<MlpUnit> group_units(const Circuit& circuit) {
   const auto& signals = circuit.signals();
   const auto& neurons = circuit.neurons();
+  std::vector<bool> output(signals.size(), false);
+  for (SignalId s : circuit.outputs()) output[s] = true;
   std::vector<SignalId> parent(signals.size());
   std::iota(parent.begin(), parent.end(), 0);
   auto find = [&](SignalId s) {
     while (parent[s] != s) s = parent[s] = parent[parent[s]];
     return s;
   };
+  auto first_internal = [&](const Neuron& neuron) -> std::optional<SignalId> {
+    for (const Term& term : neuron.down)
+      if (!output[term.signal]) return term.signal;
+    return std::nullopt;
+  };
   for (const Neuron& neuron : neurons) {
     if (neuron.down.empty()) fail("circuit: a neuron of unit {} writes nothing", neuron.unit);
-    for (const Term& term : neuron.down) parent[find(term.signal)] = find(neuron.down.front().signal);
+    std::optional<SignalId> anchor = first_internal(neuron);
+    if (!anchor) continue;
+    for (const Term& term : neuron.down)
+      if (!output[term.signal]) parent[find(term.signal)] = find(*anchor);
   }
-  std::vector<int> unit_of_root(signals.size(), -1);
+  std::map<SignalId, std::size_t> unit_of_root;
+  std::map<std::string, std::size_t> unit_of_name;
   std::vector<MlpUnit> units;
+  auto unit_index = [&](auto& map, const auto& key) {
+    auto [it, inserted] = map.try_emplace(key, units.size());
+    if (inserted) units.emplace_back();
+    return it->second;
+  };
   for (std::uint32_t n = 0; n < neurons.size(); ++n) {
-    SignalId root = find(neurons[n].down.front().signal);
-    if (unit_of_root[root] < 0) {
-      unit_of_root[root] = static_cast<int>(units.size());
-      units.emplace_back();
-    }
-    units[unit_of_root[root]].neurons.push_back(n);
+    std::optional<SignalId> anchor = first_internal(neurons[n]);
+    std::size_t unit = anchor ? unit_index(unit_of_root, find(*anchor)) : unit_index(unit_of_name, neurons[n].unit);
+    units[unit].neurons.push_back(n);
+    for (const Term& term : neurons[n].down)
+      if (output[term.signal] && std::find(units[unit].outputs.begin(), units[unit].outputs.end(), term.signal) == units[unit].outputs.end())
+        units[unit].outputs.push_back(term.signal);
   }
   for (SignalId s = 0; s < signals.size(); ++s) {
     if (signals[s].source != SignalSource::Neurons) continue;
-    int unit = unit_of_root[find(s)];
-    if (unit < 0) fail("circuit: signal {} has no neuron writing it", signals[s].name);
-    units[unit].outputs.push_back(s);
+    if (output[s]) continue;
+    auto it = unit_of_root.find(find(s));
+    if (it == unit_of_root.end()) fail("circuit: signal {} has no neuron writing it", signals[s].name);
+    units[it->second].outputs.push_back(s);
+  }
+  for (SignalId s : circuit.outputs()) {
+    if (signals[s].source != SignalSource::Neurons) continue;
+    bool written = false;
+    for (const MlpUnit& unit : units) written |= std::find(unit.outputs.begin(), unit.outputs.end(), s) != unit.outputs.end();
+    if (!written) fail("circuit: signal {} has no neuron writing it", signals[s].name);
   }
   return units;
 }

@@ -4,7 +4,10 @@
 // tokens and memory must agree, and the two engine paths leave bit-identical States after every pass.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <functional>
+#include <tuple>
 #include <random>
 
 #include "circuit/evaluator.h"
@@ -99,16 +102,122 @@ struct ToyMachine {
   std::uint32_t out(int v, int n, int p) const { return c.token_id("OUT", v + 16 * n + 64 * p); }
 };
 
+// The parts a shallow machine needs on top of those: a write whose row and values come from the
+// previous token (the conv's earlier taps), a bank holding two bits per lane as stored levels, a
+// delay two passes back, and dual-rail outputs (a bit and its complement, which starts at 1) that
+// two units in different layers write. Tokens: SET(a, v) names a row and a value that the next
+// COMMIT writes; PAIR(a, v) stores v as two levels at row a; LATCHED(a) and LEVELS(a) read them
+// back; OUT(x, d) is the machine's output: the value read, and whether two tokens ago was a SET.
+struct LookBackToy {
+  Circuit c;
+  SignalId is_set, is_commit, is_pair, is_latched, is_levels;
+  std::vector<SignalId> addr, value, x, not_x, set_two_ago;
+  int latched_bank = -1, levels_bank = -1;
+
+  LookBackToy() {
+    is_set = c.add_input("is_set");
+    is_commit = c.add_input("is_commit");
+    is_pair = c.add_input("is_pair");
+    is_latched = c.add_input("is_latched");
+    is_levels = c.add_input("is_levels");
+    for (int i = 0; i < 3; ++i) addr.push_back(c.add_input("addr" + std::to_string(i)));
+    for (int i = 0; i < 4; ++i) value.push_back(c.add_input("value" + std::to_string(i)));
+    Gates g(c, "toy");
+
+    std::vector<SignalId> latched(4);
+    for (int i = 0; i < 4; ++i) latched[i] = c.add_read_signal("toy.latched" + std::to_string(i));
+    Bank latch{"latched", 8};
+    latch.has_write = latch.has_read = true;
+    latch.write.row = {.one_hot = {}, .binary = addr, .match = {}, .conditions = {F(is_set)}, .ago = 1};
+    latch.write.beta[0] = F(is_commit);
+    for (int i = 0; i < 4; ++i) latch.write.lanes[0].push_back({{value[i], 1, 1}});
+    latch.read.row = {.one_hot = {}, .binary = addr, .match = {}, .conditions = {F(is_latched)}};
+    for (int i = 0; i < 4; ++i) latch.read.lanes[0].push_back({{latched[i], 1}});
+    latched_bank = c.add_bank(std::move(latch));
+
+    // Two bits (b, b') as stored levels 0, 1, 2, 4 for 00, 10, 01, 11.
+    std::vector<SignalId> level(2), read_level(2);
+    for (int k = 0; k < 2; ++k) {
+      level[k] = c.add_stored_levels_signal("toy.level" + std::to_string(k));
+      SignalId low = value[2 * k], high = value[2 * k + 1];
+      g.add_relu(level[k], F(low) - F(high), 1);
+      g.add_relu(level[k], F(high) - F(low), 2);
+      g.add_relu(level[k], F(low) + F(high) - 1, 4);
+      read_level[k] = c.add_read_signal("toy.read_level" + std::to_string(k), 0, 4);
+    }
+    Bank levels{"levels", 8};
+    levels.has_write = levels.has_read = true;
+    levels.write.row = {.one_hot = {}, .binary = addr, .match = {}, .conditions = {F(is_pair)}};
+    levels.write.beta[0] = Form(1.0);
+    for (int k = 0; k < 2; ++k) levels.write.lanes[0].push_back(F(level[k]));
+    levels.read.row = {.one_hot = {}, .binary = addr, .match = {}, .conditions = {F(is_levels)}};
+    for (int k = 0; k < 2; ++k) levels.read.lanes[0].push_back({{read_level[k], 1}});
+    levels_bank = c.add_bank(std::move(levels));
+
+    // Decoding a level: bit b = r(x) − 2r(x−1) + 1.5r(x−2), bit b' = r(x−1) − r(x−2).
+    std::vector<SignalId> decoded(4);
+    for (int i = 0; i < 4; ++i) decoded[i] = g.signal("decoded" + std::to_string(i));
+    for (int k = 0; k < 2; ++k) {
+      SignalId x0 = g.relu("level_ramp0_" + std::to_string(k), F(read_level[k]), 4);
+      SignalId x1 = g.relu("level_ramp1_" + std::to_string(k), F(read_level[k]) - 1, 3);
+      SignalId x2 = g.relu("level_ramp2_" + std::to_string(k), F(read_level[k]) - 2, 2);
+      g.add_relu(decoded[2 * k], F(x0) - 2 * F(x1) + 1.5 * F(x2));
+      g.add_relu(decoded[2 * k + 1], F(x1) - F(x2));
+    }
+    for (int i = 0; i < 4; ++i) {
+      x.push_back(c.add_neuron_signal("toy.x" + std::to_string(i)));
+      not_x.push_back(c.add_neuron_signal("toy.not_x" + std::to_string(i)));
+      c.mark_output(x[i]);
+      c.mark_output(not_x[i], 1);
+      for (auto [bit, flag, unit] : {std::tuple{latched[i], is_latched, "toy.from_latch"}, {decoded[i], is_levels, "toy.from_levels"}})
+        c.add_neuron(Neuron{F(bit) + F(flag) - 1, Form(1.0), {{x[i], 1}, {not_x[i], -1}}, 1, unit});
+    }
+    SignalId set2 = c.add_delay(is_set, "toy.set_two_ago", 2);
+    set_two_ago = {g.copy("set2_is0", Form(1.0) - F(set2)), g.copy("set2_is1", F(set2))};
+    for (SignalId s : set_two_ago) c.mark_output(s);
+
+    auto flag_and = [](SignalId flag, const std::vector<SignalId>& bits, int a_shift) {
+      return [=](std::uint32_t i, const std::function<void(SignalId, double)>& set) {
+        set(flag, 1);
+        for (int k = 0; k < static_cast<int>(bits.size()); ++k) set(bits[k], (i >> (a_shift * k)) & 1);
+      };
+    };
+    auto row_and_value = [this](SignalId flag) {
+      return [this, flag](std::uint32_t i, const std::function<void(SignalId, double)>& set) {
+        set(flag, 1);
+        for (int k = 0; k < 3; ++k) set(addr[k], (i >> 4 >> k) & 1);
+        for (int k = 0; k < 4; ++k) set(value[k], (i >> k) & 1);
+      };
+    };
+    c.add_token_family({"SET", 128, row_and_value(is_set), nullptr});
+    c.add_token_family({"COMMIT", 1, flag_and(is_commit, {}, 1), nullptr});
+    c.add_token_family({"PAIR", 128, row_and_value(is_pair), nullptr});
+    c.add_token_family({"LATCHED", 8, flag_and(is_latched, addr, 1), nullptr});
+    c.add_token_family({"LEVELS", 8, flag_and(is_levels, addr, 1), nullptr});
+    c.add_token_family({"OUT", 32, nullptr, [this](std::uint32_t i, const auto& set) {
+                          for (int k = 0; k < 4; ++k) set((i >> k) & 1 ? x[k] : not_x[k], 1);
+                          set(set_two_ago[i >> 4], 1);
+                        }});
+  }
+  std::uint32_t set(int a, int v) const { return c.token_id("SET", a * 16 + v); }
+  std::uint32_t commit() const { return c.token_id("COMMIT"); }
+  std::uint32_t pair(int a, int v) const { return c.token_id("PAIR", a * 16 + v); }
+  std::uint32_t latched(int a) const { return c.token_id("LATCHED", a); }
+  std::uint32_t levels(int a) const { return c.token_id("LEVELS", a); }
+  std::uint32_t out(int value, int set_two_ago) const { return c.token_id("OUT", value + 16 * set_two_ago); }
+};
+
 class CompilerTest : public ::testing::Test {
  protected:
   // Each test writes its own directory: ctest runs them in parallel processes.
-  std::filesystem::path compile(const Circuit& circuit, Placement& placement) {
+  std::filesystem::path compile(const Circuit& circuit, Placement& placement, engine::DType storage = engine::DType::BF16,
+                                const std::string& suffix = "") {
     CircuitGraph graph = analyze(circuit);
     placement = place(circuit, graph);
     EmittedModel model = emit(circuit, graph, placement);
     auto dir = std::filesystem::path(::testing::TempDir()) /
-               (std::string("toy_model_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    auto tensors = model.tensors_to_write();
+               (std::string("toy_model_") + ::testing::UnitTest::GetInstance()->current_test_info()->name() + suffix);
+    auto tensors = model.tensors_to_write(storage);
     engine::write_checkpoint(dir, model.config, tensors);
     return dir;
   }
@@ -190,6 +299,60 @@ TEST_F(CompilerTest, FastPathEmitsTheReferenceTokensAndStates) {
   EXPECT_EQ(counters.gated_delta_net.reference_heads, 0u);
   EXPECT_GT(counters.gated_delta_net.remembered_heads, 0u);
   EXPECT_GT(counters.remembered_mlps, 0u);
+}
+
+TEST_F(CompilerTest, EvaluatorPredictsTheLookBackToy) {
+  LookBackToy m;
+  Evaluator e(m.c);
+  EXPECT_EQ(e.step(m.set(3, 5)), m.out(0, 0));
+  EXPECT_EQ(e.step(m.commit()), m.out(0, 0)) << "the commit writes what the previous token named";
+  EXPECT_EQ(e.step(m.latched(3)), m.out(5, 1)) << "two tokens ago was a SET";
+  EXPECT_EQ(e.step(m.commit()), m.out(0, 0)) << "a commit after something else writes nothing";
+  EXPECT_EQ(e.step(m.latched(3)), m.out(5, 0));
+  EXPECT_EQ(e.step(m.pair(6, 13)), m.out(0, 0));
+  EXPECT_EQ(e.step(m.levels(6)), m.out(13, 0)) << "13 = 1101: levels 1 and 4";
+  EXPECT_EQ(e.lane(m.levels_bank, 6, 0, 0), 1);
+  EXPECT_EQ(e.lane(m.levels_bank, 6, 0, 1), 4);
+}
+
+// Random scripts on the compiled weights, stored as BF16 and as F32: the evaluator, the dense path
+// of both checkpoints and the fast path agree on every token; the two storages give the same
+// logits, and the fast path the dense path's State, bit for bit.
+TEST_F(CompilerTest, LookBackToyCompilesExactlyInBf16AndF32) {
+  LookBackToy m;
+  Placement placement;
+  auto bf16_dir = compile(m.c, placement, engine::DType::BF16, "_bf16");
+  auto f32_dir = compile(m.c, placement, engine::DType::F32, "_f32");
+  engine::Model bf16 = engine::Model::load(bf16_dir), f32 = engine::Model::load(f32_dir);
+  engine::FastModel fast = engine::FastModel::load(bf16_dir);
+  engine::State bf16_state = bf16.new_state(), f32_state = f32.new_state();
+  engine::FastState fast_state = fast.new_state();
+  Evaluator e(m.c);
+  std::mt19937 random(11);
+  for (int step = 0; step < 300; ++step) {
+    std::uint32_t token;
+    switch (random() % 6) {
+      case 0: token = m.set(random() % 8, random() % 16); break;
+      case 1: token = m.commit(); break;
+      case 2: token = m.pair(random() % 8, random() % 16); break;
+      case 3: token = m.latched(random() % 8); break;
+      case 4: token = m.levels(random() % 8); break;
+      default: token = m.out(random() % 16, random() % 2); break;
+    }
+    const std::uint32_t expected = e.step(token);
+    std::vector<float> logits = bf16.decode(bf16_state, token);
+    ASSERT_EQ(f32.decode(f32_state, token), logits) << "step " << step;
+    ASSERT_EQ(static_cast<std::uint32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin()), expected)
+        << "step " << step;
+    ASSERT_EQ(fast.decode_argmax(fast_state, token), expected) << "step " << step;
+    ASSERT_EQ(engine::first_difference(fast_state.state(), bf16_state), std::nullopt) << "step " << step;
+  }
+  // Levels are stored as that many units V; latched bits as V.
+  const HeadSlot& slot = placement.bank_head[m.levels_bank];
+  auto head = bf16_state.recurrent_head(slot.layer, 2 * slot.head);
+  for (int row = 0; row < 8; ++row)
+    for (int lane = 0; lane < 2; ++lane)
+      EXPECT_EQ(head[row * kKeyDim + lane], static_cast<float>(kBitValue * e.lane(m.levels_bank, row, 0, lane)));
 }
 
 }  // namespace

@@ -198,10 +198,12 @@ class Emitter {
   // bias takes 128 per condition back, so any false one pushes the lane to ≤ −96, where SiLU is
   // exactly −0. One-hot: plus 32·[row r]. Binary: plus 128 per address bit matching r, minus
   // 128·bits − 32: exactly 32 when everything matches. No neuron decodes the address.
-  void emit_select(Projection& qkv, std::size_t first_row, int rows, const circuit::RowSelect& select) {
+  void emit_select(GdnTensors& t, std::size_t first_row, int rows, const circuit::RowSelect& select) {
+    Projection& qkv = t.qkv;
     double conditions = static_cast<double>(select.conditions.size() + select.match.size());
     for (int r = 0; r < rows; ++r) {
       std::size_t lane = first_row + r;
+      take_from_tap(t, lane, select.ago);
       for (const LinearForm& c : select.conditions) qkv.add_form(lane, c, kSelectGate);
       double bias = -kSelectGate * conditions;
       for (const circuit::Literal& l : select.match) {
@@ -222,22 +224,33 @@ class Emitter {
     }
   }
 
+  // The conv passes the channel's projection from `ago` tokens back (tap 3 is the current token).
+  static void take_from_tap(GdnTensors& t, std::size_t channel, int ago) {
+    for (int tap = 0; tap < 4; ++tap) t.conv.values[channel * 4 + tap] = tap == 3 - ago ? 1.0f : 0.0f;
+  }
+
   void emit_half_constants(GdnTensors& t, int head, int half) {
     for (int lane = 0; lane < kKeyDim; ++lane) t.z.add_constant(value_column(head, half, lane), kGateZ);
     for (int lane = circuit::kBankLanesPerHalf; lane < kKeyDim; ++lane)
       t.qkv.add_constant(value_row(head, half, lane), kBalanceValue);
   }
 
-  // A stored bit: Y·form − (Y − V), which is V for a 1 and exactly −0 after SiLU for a 0.
-  void emit_lane_value(Projection& qkv, std::size_t row, const LinearForm& form) {
+  // A stored bit: Y·form − (Y − V), which is V for a 1 and exactly −0 after SiLU for a 0. A form
+  // of stored-levels signals already holds its value in stored units (V each).
+  void emit_lane_value(GdnTensors& t, std::size_t row, const LinearForm& form) {
     if (form.empty()) return;
-    qkv.add_form(row, form, kLaneGate);
-    qkv.add_constant(row, kBitValue - kLaneGate);
+    take_from_tap(t, row, form.front().ago);
+    if (c_.signal(form.front().signal).stored_levels) {
+      t.qkv.add_form(row, form, 1);
+      return;
+    }
+    t.qkv.add_form(row, form, kLaneGate);
+    t.qkv.add_constant(row, kBitValue - kLaneGate);
   }
 
   void emit_bank(const circuit::Bank& bank, int head, GdnTensors& t) {
     if (bank.has_write) {
-      emit_select(t.qkv, key_row(head, 0), bank.rows, bank.write.row);
+      emit_select(t, key_row(head, 0), bank.rows, bank.write.row);
       for (int half = 0; half < circuit::kBankHalves; ++half) {
         emit_half_constants(t, head, half);
         // b = 256·β − 128 gives σ(b) exactly 0, 1/2 or 1.
@@ -245,11 +258,11 @@ class Emitter {
         t.b.add_constant(2 * head + half, -kBetaSlope / 2);
         const auto& lanes = bank.write.lanes[half];
         for (std::size_t lane = 0; lane < lanes.size(); ++lane)
-          emit_lane_value(t.qkv, value_row(head, half, static_cast<int>(lane)), lanes[lane]);
+          emit_lane_value(t, value_row(head, half, static_cast<int>(lane)), lanes[lane]);
       }
     }
     if (bank.has_read) {
-      emit_select(t.qkv, query_row(head, 0), bank.rows, bank.read.row);
+      emit_select(t, query_row(head, 0), bank.rows, bank.read.row);
       for (int half = 0; half < circuit::kBankHalves; ++half) {
         emit_half_constants(t, head, half);
         const auto& lanes = bank.read.lanes[half];
@@ -280,10 +293,9 @@ class Emitter {
           t.b.add_constant(2 * head + half, kBetaSlope / 2);  // β = 1
         }
       }
-      std::size_t row = value_row(head, slot.half, slot.lane);
-      emit_lane_value(t.qkv, row, {{c_.delays()[d].input, 1}});
-      t.conv.values[row * 4 + 3] = 0.0f;
-      t.conv.values[row * 4 + 2] = 1.0f;
+      const circuit::Delay& delay = c_.delays()[d];
+      emit_lane_value(t, value_row(head, slot.half, slot.lane),
+                      {{delay.input, 1, static_cast<std::uint8_t>(delay.ago)}});
       out_at(t, dim(c_.delays()[d].output), value_column(head, slot.half, slot.lane)) = 1.0f;
     }
   }
@@ -299,12 +311,21 @@ class Emitter {
       const circuit::Neuron& neuron = c_.neurons()[index];
       double a = kGateLevel / neuron.gate_quantum;
       gate.add_form(n, neuron.gate, a);
-      up.add_form(n, neuron.up, 1 / a);
+      // A neuron writing stored levels scales its (constant) up projection by the stored unit V.
+      double stored = c_.signal(neuron.down.front().signal).stored_levels ? kBitValue : 1;
+      for (const circuit::Term& t : neuron.down)
+        if ((c_.signal(t.signal).stored_levels ? kBitValue : 1) != stored)
+          fail("compiler: a neuron of unit {} writes stored levels and other signals", neuron.unit);
+      if (stored != 1)
+        for (const circuit::Term& t : neuron.up)
+          if (t.signal != circuit::kOne) fail("compiler: a neuron of unit {} writing stored levels has a variable up projection", neuron.unit);
+      up.add_form(n, neuron.up, stored / a);
       for (const circuit::Term& t : neuron.down) down_at(dim(t.signal), n) += exact(t.weight, "a down weight");
       ++n;
     }
-    auto clear = [&](int d, double quantum, double sign) {
-      double a = kGateLevel / quantum;
+    // relu(A·x)·(1/A) = x, subtracted; stored levels are at least V > 17 already, so A = 1.
+    auto clear = [&](int d, double quantum, double sign, bool stored) {
+      double a = stored ? 1 : kGateLevel / quantum;
       gate.add(n, d, sign * a);
       up.add_constant(n, 1 / a);
       down_at(d, n) = static_cast<float>(-sign);
@@ -313,11 +334,19 @@ class Emitter {
     for (const Clear& c : p_.clears) {
       if (c.layer != layer) continue;
       const circuit::Signal& s = c_.signal(c.signal);
-      clear(dim(c.signal), s.quantum, 1);
-      if (s.min < 0) clear(dim(c.signal), s.quantum, -1);
+      clear(dim(c.signal), s.quantum, 1, s.stored_levels);
+      if (s.min < 0) clear(dim(c.signal), s.quantum, -1, s.stored_levels);
     }
     if (layer == 0)
-      for (SignalId s : c_.outputs()) clear(dim(s), 1, 1);
+      for (SignalId s : c_.outputs()) clear(dim(s), 1, 1, false);
+    // An output that starts from a non-zero value gets it in the MLP of its first writer.
+    for (std::size_t i = 0; i < c_.outputs().size(); ++i) {
+      if (p_.output_init_layer[i] != layer) continue;
+      gate.add_constant(n, kGateLevel);
+      up.add_constant(n, c_.output_initials()[i] / kGateLevel);
+      down_at(dim(c_.outputs()[i]), n) = 1.0f;
+      ++n;
+    }
     gate.finish();
     up.finish();
   }

@@ -29,12 +29,13 @@ inline constexpr double kSelectGate = 128;
 // split into bf16 pieces. A 0 bit gives −(Y − V) ≤ −89, where SiLU is exactly −0.
 inline const double kBitValue = static_cast<double>(std::bit_cast<float>(std::uint32_t{0x433504f4}));
 inline constexpr double kLaneGate = 512;
-// Two balancing lanes per value head hold V·2^16, reading as 2^20: the mean square of a read-out is
-// then 2^34 whatever the data, so the gated RMSNorm multiplies by exactly 2^-17.
-inline const double kBalanceValue = kBitValue * 65536.0;
-// Gate z = 32 (SiLU(32) = 32) and norm weight 256: a stored bit reads out as 16·2^-17·256·32 = 1.
+// Two balancing lanes per value head hold V·2^18, reading as 2^22: the mean square of a read-out is
+// then 2^38 whatever the data (126 lanes of up to 4 stored units read at most 126·64², below half
+// an ulp of 2^45), so the gated RMSNorm multiplies by exactly 2^-19.
+inline const double kBalanceValue = kBitValue * 262144.0;
+// Gate z = 32 (SiLU(32) = 32) and norm weight 1024: a stored unit reads out as 16·2^-19·1024·32 = 1.
 inline constexpr double kGateZ = 32;
-inline constexpr double kReadNormWeight = 256;
+inline constexpr double kReadNormWeight = 1024;
 
 // Write strength b = 256·β − 128: σ(−128) = 0, σ(0) = 1/2, σ(128) = 1 exactly.
 inline constexpr double kBetaSlope = 256;

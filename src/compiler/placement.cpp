@@ -326,8 +326,18 @@ Placement place(const circuit::Circuit& circuit, const circuit::CircuitGraph& gr
     if (c.layer >= p.num_layers) fail("compiler: a clear lands after the last layer");
     p.layer_clear_count[c.layer] += circuit.signal(c.signal).min < 0 ? 2 : 1;
   }
-  // The first MLP also clears the output dimensions, which start with the token's own code.
+  // The first MLP also clears the output dimensions, which start with the token's own code; an
+  // output with a non-zero initial value gets it with its first writer.
   p.layer_clear_count[0] += static_cast<int>(circuit.outputs().size());
+  p.output_init_layer.assign(circuit.outputs().size(), -1);
+  for (std::size_t i = 0; i < circuit.outputs().size(); ++i) {
+    if (circuit.output_initials()[i] == 0) continue;
+    SignalId s = circuit.outputs()[i];
+    if (circuit.signal(s).source != SignalSource::Neurons)
+      fail("compiler: output {} has an initial value but is not computed by neurons", circuit.signal(s).name);
+    p.output_init_layer[i] = life.first_write[s] / 2;
+    ++p.layer_clear_count[p.output_init_layer[i]];
+  }
   for (int layer = 0; layer < p.num_layers; ++layer)
     p.intermediate_size = std::max<int>(p.intermediate_size, p.layer_neurons[layer].size() + p.layer_clear_count[layer]);
   p.intermediate_size = std::max(p.intermediate_size, 1);

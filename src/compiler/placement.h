@@ -49,6 +49,7 @@ struct Placement {
   std::vector<int> signal_dim;        // per signal (absolute); kOne maps to the first constant dim
   std::vector<int> signal_ready;      // per signal: slot after which it is complete
   std::vector<Clear> clears;
+  std::vector<int> output_init_layer;  // per output: the MLP that sets its non-zero initial value (−1: none)
   std::vector<std::vector<std::uint32_t>> layer_neurons;  // per layer: circuit neuron indices
   std::vector<int> layer_clear_count;
 };
