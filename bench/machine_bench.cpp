@@ -100,7 +100,7 @@ WeightsFigures run_in_weights(engine::FastModel& model, const program::ProgramIm
   options.console = [&](std::uint8_t b) { figures.ending.console.push_back(static_cast<char>(b)); };
   model.reset_counters();
   auto start = Clock::now();
-  driver::RunResult result = driver::run_program(recording, image, options);
+  driver::RunResult result = driver::run_program(recording, image, driver::Protocol(program::kDefaultMachine), options);
   figures.seconds = seconds_since(start);
   if (result.end != driver::RunEnd::kExited) fail("the program did not exit inside the weights");
   figures.ending.exit_code = result.exit_code;

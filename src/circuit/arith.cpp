@@ -76,13 +76,13 @@ Bits narrow_sum(Gates& g, const std::string& name, int width, const Forms& a, co
 
 // Stage 1: the low half, the thresholds carry ≥ t of its carry out, and the high part for every
 // carry in t (narrow sums; t joins bit 0). Stage 2: the carry picks the high part.
-Bits carry_select_sum(Gates g, int width, const Forms& a, const Forms& b, int max_carry, SignalId enable) {
+Bits carry_select_sum(Gates g, int width, const Forms& a, const Forms& b, int max_carry, const Enable& enable) {
   Forms x = a, y = b;
   x.resize(width);
   y.resize(width);
   int high_width = width - 16;
-  Bits sum = narrow_sum(g, "low", 16, slice(x, 0, 16), slice(y, 0, 16), F(enable), max_carry);
-  Form low = value_of(slice(x, 0, 16)) + value_of(slice(y, 0, 16)) - (Form(1.0) - F(enable)) * sum_bound(16, max_carry);
+  Bits sum = narrow_sum(g, "low", 16, slice(x, 0, 16), slice(y, 0, 16), enable.on(), max_carry);
+  Form low = value_of(slice(x, 0, 16)) + value_of(slice(y, 0, 16)) - enable.off() * sum_bound(16, max_carry);
   std::vector<SignalId> carry_at_least;  // [carry ≥ t] for t = 1..max_carry
   for (int t = 1; t <= max_carry; ++t)
     carry_at_least.push_back(g.at_least(t == 1 ? "carry16" : "carry16_ge" + std::to_string(t), low, t * 65536.0));
@@ -91,7 +91,7 @@ Bits carry_select_sum(Gates g, int width, const Forms& a, const Forms& b, int ma
     Forms high_y = slice(y, 16, high_width);
     high_y[0] += Form(t);
     high.push_back(narrow_sum(g, "high_carry" + std::to_string(t), high_width, slice(x, 16, high_width), high_y,
-                              F(enable), max_carry));
+                              enable.on(), max_carry));
   }
   for (int i = 0; i < high_width; ++i) {
     SignalId bit = g.signal(indexed("high", i));
@@ -106,7 +106,7 @@ Bits carry_select_sum(Gates g, int width, const Forms& a, const Forms& b, int ma
   return sum;
 }
 
-Bits add32(Gates g, const Forms& a, const Forms& b, const Form& carry_in, SignalId enable) {
+Bits add32(Gates g, const Forms& a, const Forms& b, const Form& carry_in, const Enable& enable) {
   Forms b_in = b;
   b_in[0] += carry_in;  // its digit may then be 2; the carries stay ≤ 1
   return carry_select_sum(g, 32, a, b_in, 1, enable);
@@ -114,8 +114,8 @@ Bits add32(Gates g, const Forms& a, const Forms& b, const Form& carry_in, Signal
 
 // Stage 1 compares the high halves (unsigned and signed) and the low halves; stage 2 combines:
 // a < b when the high halves say so, or they are equal and the low halves say so.
-Comparison compare32(Gates g, const Forms& a, const Forms& b, SignalId enable) {
-  Form off = (Form(1.0) - F(enable)) * 262144.0;
+Comparison compare32(Gates g, const Forms& a, const Forms& b, const Enable& enable) {
+  Form off = enable.off() * 262144.0;
   Form high = value_of(slice(a, 16, 16)) - value_of(slice(b, 16, 16));
   Form high_signed = value_of(slice(a, 16, 16), true) - value_of(slice(b, 16, 16), true);
   Form low = value_of(slice(a, 0, 16)) - value_of(slice(b, 0, 16));
@@ -125,13 +125,13 @@ Comparison compare32(Gates g, const Forms& a, const Forms& b, SignalId enable) {
   SignalId low_ge0 = at_least("low_ge0", low, 0), low_ge1 = at_least("low_ge1", low, 1);
   Comparison c;
   // "≥ 0 and not ≥ 1" is equality.
-  c.equal = g.all("equal", {lit(enable), lit(high_ge0), nlit(high_ge1), lit(low_ge0), nlit(low_ge1)});
+  c.equal = g.all("equal", enable.with({lit(high_ge0), nlit(high_ge1), lit(low_ge0), nlit(low_ge1)}));
   c.less_unsigned = g.signal("less_unsigned");
-  g.add_all(c.less_unsigned, {lit(enable), nlit(high_ge0)});
-  g.add_all(c.less_unsigned, {lit(enable), lit(high_ge0), nlit(high_ge1), nlit(low_ge0)});
+  g.add_all(c.less_unsigned, enable.with({nlit(high_ge0)}));
+  g.add_all(c.less_unsigned, enable.with({lit(high_ge0), nlit(high_ge1), nlit(low_ge0)}));
   c.less_signed = g.signal("less_signed");
-  g.add_all(c.less_signed, {lit(enable), nlit(signed_ge0)});
-  g.add_all(c.less_signed, {lit(enable), lit(signed_ge0), nlit(signed_ge1), nlit(low_ge0)});
+  g.add_all(c.less_signed, enable.with({nlit(signed_ge0)}));
+  g.add_all(c.less_signed, enable.with({lit(signed_ge0), nlit(signed_ge1), nlit(low_ge0)}));
   return c;
 }
 
@@ -152,13 +152,13 @@ namespace {
 // `count` bits, bit i the OR over amounts s of (amount = s AND value[source(i, s)]); sources outside
 // 0..31 bring nothing.
 Bits shift_by_one_hot(Gates& g, int count, const Bits& value, const Forms& amount_one_hot,
-                      const std::function<int(int, int)>& source, SignalId enable) {
+                      const std::function<int(int, int)>& source, const Enable& enable) {
   Bits out;
   for (int i = 0; i < count; ++i) {
     SignalId bit = g.signal(indexed("out", i));
     for (int s = 0; s < 32; ++s) {
       int from = source(i, s);
-      if (from >= 0 && from <= 31) g.add_all(bit, {lit(enable), lit(value[from])}, amount_one_hot[s]);
+      if (from >= 0 && from <= 31) g.add_all(bit, enable.with({lit(value[from])}), amount_one_hot[s]);
     }
     out.push_back(bit);
   }
@@ -167,7 +167,7 @@ Bits shift_by_one_hot(Gates& g, int count, const Bits& value, const Forms& amoun
 
 }  // namespace
 
-Bits shift32(Gates g, const Bits& value, const Forms& amount_one_hot, ShiftKind kind, SignalId enable) {
+Bits shift32(Gates g, const Bits& value, const Forms& amount_one_hot, ShiftKind kind, const Enable& enable) {
   return shift_by_one_hot(g, 32, value, amount_one_hot, [kind](int i, int s) {
     if (kind == ShiftKind::kLeft) return i - s;
     return kind == ShiftKind::kRightArithmetic ? std::min(i + s, 31) : i + s;
@@ -205,24 +205,34 @@ std::vector<SignalId> rewrite_counts(Gates& g, const std::string& name, const st
 
 }  // namespace
 
-Bits multiply32(Gates g, const Bits& a, const Bits& b, const Form& a_signed, const Form& b_signed, const Form& high,
-                SignalId enable) {
+Bits multiply32(Gates g, const Bits& a, const Bits& b, const std::vector<Enable>& a_signed,
+                const std::vector<Enable>& b_signed, const Form& high, const Enable& enable) {
+  SignalId on = g.all("on", enable.literals());
+  return multiply_accumulate(g, a, b, a_signed, b_signed, high, enable, {}, on);
+}
+
+Bits multiply_accumulate(Gates g, const Bits& a, const Bits& b, const std::vector<Enable>& a_signed,
+                         const std::vector<Enable>& b_signed, const Form& high, const Enable& product,
+                         const std::vector<ExtraRow>& rows, SignalId any) {
   // Stage 1: column counts of the partial products. A signed operand x = x_u − 2^32·x31 adds, mod
   // 2^64, the 32-bit complement of x31·(other operand) plus 1, at columns 32..63 (Baugh–Wooley).
   std::vector<SignalId> count;
   std::vector<int> max(64, 0);
   for (int m = 0; m < 64; ++m) max[m] = (m <= 62 ? std::min(m, 62 - m) + 1 : 0) + (m >= 32 ? 2 : 0) + (m == 32 ? 2 : 0);
+  for (const ExtraRow& row : rows) ++max[row.column];
   for (int m = 0; m < 64; ++m) count.push_back(g.signal(indexed("count", m), 0, std::max(max[m], 1)));
   for (int i = 0; i < 32; ++i)
-    for (int j = 0; j < 32; ++j) g.add_all(count[i + j], {lit(a[i]), lit(b[j]), lit(enable)});
-  for (int i = 0; i < 32; ++i) {
-    g.add_relu(count[32 + i], a_signed);
-    g.add_relu(count[32 + i], a_signed + F(a[31]) + F(b[i]) - 2, -1);
-    g.add_relu(count[32 + i], b_signed);
-    g.add_relu(count[32 + i], b_signed + F(b[31]) + F(a[i]) - 2, -1);
-  }
-  g.add_relu(count[32], a_signed);
-  g.add_relu(count[32], b_signed);
+    for (int j = 0; j < 32; ++j) g.add_all(count[i + j], product.with({lit(a[i]), lit(b[j])}));
+  for (const ExtraRow& row : rows) g.add_all(count[row.column], row.literals);
+  auto add_signed = [&](const Enable& is_signed, const Bits& x, const Bits& other) {
+    for (int i = 0; i < 32; ++i) {
+      g.add_all(count[32 + i], is_signed.literals());
+      g.add_all(count[32 + i], is_signed.with({lit(x[31]), lit(other[i])}), Form(), -1);
+    }
+    g.add_all(count[32], is_signed.literals());
+  };
+  for (const Enable& e : a_signed) add_signed(e, a, b);
+  for (const Enable& e : b_signed) add_signed(e, b, a);
 
   // Stages 2–4: counts ≤ 35 → ≤ 6 → ≤ 3 → ≤ 2.
   std::vector<SignalId> digits = count;
@@ -246,7 +256,7 @@ Bits multiply32(Gates g, const Bits& a, const Bits& b, const Form& a_signed, con
   Bits out;
   for (int i = 0; i < 32; ++i) out.push_back(g.signal(indexed("out", i)));
   Form select_high = high;
-  Form select_low = F(enable) - high;
+  Form select_low = F(any) - high;
   auto select = [&](int bit) { return bit < 32 ? select_low : select_high; };
   auto carry_into = [&](int i) {
     int k = std::min(i / 16, 3), offset = i - 16 * k;
@@ -331,8 +341,8 @@ Form and_of(const Forms& forms) {
 // |x|_i = x_i XOR (sign AND any lower bit). With S = Σ_(j<i) x_j ≤ 31 and s = is_signed + x_31,
 // Z = 128·x_i + 32·s + S lies in [65, 192] exactly when that is 1 (x_i = 0: s = 2 and S ≥ 1;
 // x_i = 1: s < 2, or S = 0). Four neurons a bit.
-Bits absolute_value(Gates& g, const std::string& name, const Bits& x, const Form& is_signed, SignalId enable) {
-  Form off = (Form(1.0) - F(enable)) * 512.0;  // above every Z
+Bits absolute_value(Gates& g, const std::string& name, const Bits& x, const Form& is_signed, const Enable& enable) {
+  Form off = enable.off() * 512.0;  // above every Z
   Bits out;
   Form lower;
   for (int i = 0; i < 32; ++i) {
@@ -350,7 +360,7 @@ Bits absolute_value(Gates& g, const std::string& name, const Bits& x, const Form
 // The top 1 of |b| is at m = 31 − lz when b is non-negative (or unsigned) with bit m set and none
 // above, or when b is negative with every bit above m set and |b|_m = 1 (absolute_value's test with
 // the sign known: 64·b_m + Σ_(j<m) b_j ∈ [1, 64]).
-std::vector<SignalId> leading_zeros(Gates& g, const Bits& b, const Form& is_signed, SignalId enable) {
+std::vector<SignalId> leading_zeros(Gates& g, const Bits& b, const Form& is_signed, const Enable& enable) {
   std::vector<SignalId> lz;
   Form above;  // Σ_(j>m) b_j
   for (int k = 0; k < 32; ++k) {
@@ -358,10 +368,10 @@ std::vector<SignalId> leading_zeros(Gates& g, const Bits& b, const Form& is_sign
     Form below = sum_of(Bits(b.begin(), b.begin() + m));
     lz.push_back(g.signal(indexed("lz", k)));
     if (k == 0) {
-      g.add_relu(lz[0], F(b[31]) - is_signed + F(enable) - 1);  // unsigned with bit 31 set
+      g.add_relu(lz[0], F(b[31]) - is_signed + enable.on() - 1);  // unsigned with bit 31 set
       g.add_relu(lz[0], is_signed + F(b[31]) - 1 - below);      // signed INT_MIN: |b| = 2^31
     } else {
-      g.add_relu(lz[k], F(b[m]) - above + F(enable) - 1);  // bit m set, none above (b_31 among them)
+      g.add_relu(lz[k], F(b[m]) - above + enable.on() - 1);  // bit m set, none above (b_31 among them)
       Staircase negative;
       negative.add(lz[k], 1, 1);
       negative.add(lz[k], 65, -1);
@@ -387,7 +397,7 @@ struct Normalised {
   Bits dividend_high;  // An_hi = |a|·2^lz / 2^32, bits 0..30 (An_hi < 2^lz ≤ 2^31)
 };
 
-Normalised normalise(Gates& g, const Bits& abs_a, const Bits& abs_b, const Forms& lz, SignalId enable) {
+Normalised normalise(Gates& g, const Bits& abs_a, const Bits& abs_b, const Forms& lz, const Enable& enable) {
   Gates high = g.sub("dividend_high");
   return {shift32(g.sub("divisor"), abs_b, lz, ShiftKind::kLeft, enable),
           shift32(g.sub("dividend_low"), abs_a, lz, ShiftKind::kLeft, enable),
@@ -406,13 +416,13 @@ struct SrtStep {
 constexpr std::pair<double, double> kSubtrahendSteps[] = {{8, 1}, {15, -1}, {24, 1}, {40, -1}, {48, 1}, {56, -1}};
 
 // One SRT step in one stage: 27 neurons per digit position and 9 for the digit.
-SrtStep srt_step(Gates& g, const Forms& remainder, const Form& next_bit, const Bits& divisor, SignalId enable) {
+SrtStep srt_step(Gates& g, const Forms& remainder, const Form& next_bit, const Bits& divisor, const Enable& enable) {
   Forms u{next_bit};
   u.insert(u.end(), remainder.begin(), remainder.end());
   u.resize(kRemainderDigits + 1);
   Form t;
   for (int k = 0; k < 4; ++k) t += u[31 + k] * std::ldexp(1.0, k);
-  Form off = (Form(1.0) - F(enable)) * 256.0;  // above every Z
+  Form off = enable.off() * 256.0;  // above every Z
   SrtStep step;
   Bits digits;
   for (int i = 0; i < kRemainderDigits; ++i) {
@@ -457,12 +467,12 @@ SrtStep srt_step(Gates& g, const Forms& remainder, const Form& next_bit, const B
 // prefix from one of two neighbours, so no borrow propagates: 6 neurons per old bit and digit.
 using QuotientRegisters = std::array<Forms, 3>;  // [k]: the bits of V − k
 
-QuotientRegisters append_digit(Gates& g, const QuotientRegisters& old, const SrtStep& step, SignalId enable, int j) {
+QuotientRegisters append_digit(Gates& g, const QuotientRegisters& old, const SrtStep& step, const Enable& enable, int j) {
   Form magnitude = F(step.plus) + F(step.minus);
   // Register k copies register k + 1 instead of k when `from_next` holds, and then appends `appended`.
   const int from[3] = {0, 0, 1};
-  const Form from_next[3] = {F(step.minus), F(enable) - F(step.plus), F(step.minus)};
-  const Form appended[3] = {magnitude, F(enable) - magnitude, magnitude};
+  const Form from_next[3] = {F(step.minus), enable.on() - F(step.plus), F(step.minus)};
+  const Form appended[3] = {magnitude, enable.on() - magnitude, magnitude};
   QuotientRegisters next;
   for (int k = 0; k < 3; ++k) {
     for (int bit = 0; bit < j; ++bit) {
@@ -501,7 +511,7 @@ void add_shifted_right(Gates& g, const Bits& out, const Bits& value, const Forms
 }  // namespace
 
 Bits divide32(Gates g, const Bits& a, const Bits& b, const Form& div, const Form& divu, const Form& rem,
-              const Form& remu, SignalId enable) {
+              const Form& remu, const Enable& enable) {
   // Stage 1: magnitudes, the divisor's leading zeros, the result signs.
   Form is_signed = div + rem;
   Bits abs_a = absolute_value(g, "abs_a", a, is_signed, enable);
@@ -510,7 +520,7 @@ Bits divide32(Gates g, const Bits& a, const Bits& b, const Form& div, const Form
   SignalId negate_quotient = negates_quotient(g, a, b, is_signed);
   SignalId negate_remainder = g.all("negate_remainder", {lit(a[31])}, is_signed);
   // Division by zero bypasses the core: the quotient is all ones, the remainder is a.
-  SignalId by_zero = g.relu("by_zero", F(enable) - sum_of(b), 1);
+  SignalId by_zero = g.relu("by_zero", enable.on() - sum_of(b), 1);
   SignalId quotient_result = g.relu("quotient_result", div + divu - F(by_zero), 1);
   SignalId remainder_result = g.relu("remainder_result", rem + remu - F(by_zero), 1);
 

@@ -31,16 +31,16 @@ Bits narrow_sum(Gates& g, const std::string& name, int width, const Forms& a, co
 // carry out c, the high bits once for every possible c, then c picks. No carry may exceed
 // max_carry, even with any carry in up to max_carry at bit 16 (true when no digit exceeds
 // max_carry + 1).
-Bits carry_select_sum(Gates g, int width, const Forms& a, const Forms& b, int max_carry, SignalId enable);
+Bits carry_select_sum(Gates g, int width, const Forms& a, const Forms& b, int max_carry, const Enable& enable);
 
 // (a + b + carry_in) mod 2^32 in two stages (carry-select on 16-bit halves).
-Bits add32(Gates g, const Forms& a, const Forms& b, const Form& carry_in, SignalId enable);
+Bits add32(Gates g, const Forms& a, const Forms& b, const Form& carry_in, const Enable& enable);
 
 struct Comparison {
   SignalId equal, less_signed, less_unsigned;
 };
 // a vs b (32 bits) in two stages: exact differences of the halves, then their combination.
-Comparison compare32(Gates g, const Forms& a, const Forms& b, SignalId enable);
+Comparison compare32(Gates g, const Forms& a, const Forms& b, const Enable& enable);
 
 // The one-hot of a little-endian field (one AND neuron per value) under `condition`.
 std::vector<SignalId> decode_one_hot(Gates& g, const std::string& name, const Bits& field,
@@ -48,13 +48,26 @@ std::vector<SignalId> decode_one_hot(Gates& g, const std::string& name, const Bi
 
 enum class ShiftKind { kLeft, kRightLogical, kRightArithmetic };
 // value shifted by the amount given one-hot over 0..31 (forms), in one stage.
-Bits shift32(Gates g, const Bits& value, const Forms& amount_one_hot, ShiftKind kind, SignalId enable);
+Bits shift32(Gates g, const Bits& value, const Forms& amount_one_hot, ShiftKind kind, const Enable& enable);
 
-// The 64-bit product a·b of two 32-bit operands, each read as signed when its form is 1, and its
-// low or high 32 bits as the result (high when `high` is 1). Six stages: partial products counted
-// per column, three rounds of column counts rewritten in binary, then a carry-lookahead add.
-Bits multiply32(Gates g, const Bits& a, const Bits& b, const Form& a_signed, const Form& b_signed,
-                const Form& high, SignalId enable);
+// The 64-bit product a·b of two 32-bit operands, each read as signed when one of its enables holds
+// (they exclude each other, and each implies `enable`), and its low or high 32 bits as the result
+// (high when `high` is 1). Six stages: partial products counted per column, three rounds of column
+// counts rewritten in binary, then a carry-lookahead add. The first stage takes literals only.
+Bits multiply32(Gates g, const Bits& a, const Bits& b, const std::vector<Enable>& a_signed,
+                const std::vector<Enable>& b_signed, const Form& high, const Enable& enable);
+
+// One more term of a multiply-accumulate: 1 at `column` when every literal holds.
+struct ExtraRow {
+  int column;
+  std::vector<Literal> literals;
+};
+// multiply32 with further terms added into the sum (for a·b + c, or a sum without the product:
+// `product` switches the partial products on, `any` (a bit, 1 whenever `product` holds or a row
+// may be non-zero) the output); the rows land in the low 32 bits.
+Bits multiply_accumulate(Gates g, const Bits& a, const Bits& b, const std::vector<Enable>& a_signed,
+                         const std::vector<Enable>& b_signed, const Form& high, const Enable& product,
+                         const std::vector<ExtraRow>& rows, SignalId any);
 
 // RISC-V division of 32-bit operands: the `variant` forms (0/1, exactly one is 1 when enable is 1)
 // select div (signed quotient), divu, rem (signed remainder) or remu, and the result is the
@@ -63,6 +76,6 @@ Bits multiply32(Gates g, const Bits& a, const Bits& b, const Form& a_signed, con
 // and remainders take the dividend's sign. Outputs and intermediates are 0 when enable is 0.
 // 37 stages: absolute values, normalisation, 32 SRT steps, a three-stage finish (arith.cpp).
 Bits divide32(Gates g, const Bits& a, const Bits& b, const Form& div, const Form& divu, const Form& rem,
-              const Form& remu, SignalId enable);
+              const Form& remu, const Enable& enable);
 
 }  // namespace rvformer::circuit

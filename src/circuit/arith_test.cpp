@@ -170,7 +170,8 @@ TEST(Arith, MultiplyInSixStages) {
   // variants: mul, mulh, mulhsu, mulhu
   Harness h(cases_for(4, 400, 4), 4);
   Gates g(h.circuit(), "mul");
-  Bits out = multiply32(g, h.a(), h.b(), F(h.variant(1)) + F(h.variant(2)), F(h.variant(1)),
+  auto signed_when = [&](int variant) { return Enable({lit(h.enable()), lit(h.variant(variant))}); };
+  Bits out = multiply32(g, h.a(), h.b(), {signed_when(1), signed_when(2)}, {signed_when(1)},
                         F(h.variant(1)) + F(h.variant(2)) + F(h.variant(3)), h.enable());
   EXPECT_EQ(h.stages(out), 6);
   h.check(out, [](const Case& k) {

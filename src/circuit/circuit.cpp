@@ -149,7 +149,7 @@ std::uint64_t Circuit::fingerprint() const {
   }
   for (const Bank& b : banks_) {
     h.add(b.name), h.add(b.rows), h.add(b.has_write), h.add(b.has_read);
-    h.add(b.write.row), h.add(b.read.row);
+    h.add(b.write.row), h.add(b.read.row), h.add(b.write.first_written_row);
     for (int half = 0; half < kBankHalves; ++half) {
       h.add(b.write.beta[half]);
       h.add(b.write.lanes[half].size());

@@ -99,8 +99,11 @@ struct BankWrite {
   // Per half: the write strength β as a logical form of this pass's signals with values in
   // {0, 1/2, 1}: 0 keeps the row, 1 overwrites it, 1/2 moves every lane half-way to the new value.
   LinearForm beta[kBankHalves];
-  // New lane values: a bit form (0 or 1), or a form of stored-levels signals (0, 1, 2 or 4).
+  // New lane values: a bit form — an integer form at most 1, stored as its positive part, so
+  // Σ literals − (n − 1) stores their AND — or a form of stored-levels signals (0, 1, 2 or 4).
   std::vector<LinearForm> lanes[kBankHalves];
+  // Rows below it are never written (their key lanes stay zero): x0 of a register file.
+  int first_written_row = 0;
 };
 
 struct BankRead {

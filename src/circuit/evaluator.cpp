@@ -119,9 +119,14 @@ double Evaluator::evaluate_lane(const LinearForm& form, const std::string& owner
   }
   if (check_ && !sum.exact()) fail("circuit: a lane value of {} is not exact in fp32 (value {})", owner, sum.value());
   double value = sum.value();
-  if (check_ && (levels ? value != 0 && value != 1 && value != 2 && value != 4 : value != 0 && value != 1))
-    fail("circuit: bank {} lane gets {}, not {}", owner, value, levels ? "0, 1, 2 or 4" : "a bit");
-  return value;
+  if (levels) {
+    if (check_ && value != 0 && value != 1 && value != 2 && value != 4)
+      fail("circuit: bank {} lane gets {}, not 0, 1, 2 or 4", owner, value);
+    return value;
+  }
+  if (check_ && (value > 1 || value != std::floor(value)))
+    fail("circuit: bank {} lane gets {}, not an integer at most 1", owner, value);
+  return value > 0 ? 1 : 0;
 }
 
 void Evaluator::check_range(SignalId s) const {
@@ -216,7 +221,7 @@ void Evaluator::run_bank(int index) {
   if (bank.has_write) {
     const BankWrite& w = bank.write;
     int row = selected_row(w.row, bank.name, bank.rows, "write");
-    if (row >= 0) {
+    if (row >= w.first_written_row) {
       for (int h = 0; h < kBankHalves; ++h) {
         double beta = evaluate(w.beta[h], "the write strength", bank.name);
         if (check_ && beta != 0 && beta != 0.5 && beta != 1)

@@ -49,6 +49,16 @@ Form literal_sum(const std::vector<Literal>& literals) {
 }
 }  // namespace
 
+Form Enable::on() const {
+  Form f = literal_sum(literals_);
+  return f - static_cast<double>(literals_.size() - 1);
+}
+
+std::vector<Literal> Enable::with(std::vector<Literal> more) const {
+  more.insert(more.begin(), literals_.begin(), literals_.end());
+  return more;
+}
+
 SignalId Gates::signal(const std::string& name, double min, double max) {
   return c_.add_neuron_signal(unit_ + "." + name, min, max);
 }

@@ -51,6 +51,25 @@ inline Literal operator~(Literal l) { return {l.signal, !l.negated}; }
 inline Literal lit(SignalId s) { return {s, false}; }
 inline Literal nlit(SignalId s) { return {s, true}; }
 
+// What switches a unit on: an AND of literals (a bit signal, or raw instruction bits and a
+// machine-state bit). Every neuron of the unit includes it, so a switched-off unit's neurons are
+// all off.
+class Enable {
+ public:
+  Enable(SignalId bit) : literals_{lit(bit)} {}  // NOLINT
+  Enable(std::vector<Literal> literals) : literals_(std::move(literals)) {}  // NOLINT
+  const std::vector<Literal>& literals() const { return literals_; }
+  // 1 when every literal holds and at most 0 otherwise.
+  Form on() const;
+  // 0 when every literal holds and at least 1 otherwise (1 − on()).
+  Form off() const { return Form(1.0) - on(); }
+  // The literals followed by `more`.
+  std::vector<Literal> with(std::vector<Literal> more) const;
+
+ private:
+  std::vector<Literal> literals_;
+};
+
 // Emits gates into a circuit, naming signals "<unit>.<name>" and tagging neurons with the unit.
 class Gates {
  public:

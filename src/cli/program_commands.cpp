@@ -12,12 +12,11 @@
 #include "cli/weights.h"
 #include "driver/trace_protocol.h"
 #include "emulator/emulator.h"
-#include "program/memory_map.h"
+#include "program/machine_spec.h"
 #include "support/error.h"
 #include "toolchain/compiler.h"
 #include "toolchain/program_loader.h"
 #include "toolchain/source_tree.h"
-#include "verify/machine_state.h"
 
 namespace rvformer::cli {
 namespace {
@@ -108,18 +107,10 @@ int run_on_emulator(const program::ProgramImage& image, const RunOptions& option
   return failure ? 2 : static_cast<int>(result.exit_code & 0xFF);
 }
 
-// The PC of the next instruction when a run stops at the instruction limit, as the emulator reports
-// it: the state's PC latch still holds the last retired instruction, and the token it emitted (not
-// fed back) says whether the next one follows it or is a jump target.
-std::uint32_t stopped_pc(const LoadedMachine& loaded, std::uint32_t pending_token) {
-  std::uint32_t last = verify::MachineStateReader(*loaded.machine, loaded.info.bank_heads).pc(loaded.token_machine->recurrent_state());
-  cpu::TraceToken token = cpu::decode_token(pending_token);
-  return token.kind == cpu::TokenKind::kJump ? program::kRvformerMap.code.base + 4 * token.payload : last + 4;
-}
-
 int run_in_weights(const program::ProgramImage& image, const RunOptions& options) {
   // Check the image before the long model work: a bad image fails in a second.
-  driver::program_load_tokens(image);
+  driver::Protocol protocol(program::kDefaultMachine);
+  driver::program_load_tokens(image, protocol);
   LoadedMachine loaded = load_machine(options.weights);
 
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> dump(nullptr, std::fclose);
@@ -132,14 +123,14 @@ int run_in_weights(const program::ProgramImage& image, const RunOptions& options
   run.console = write_console_byte;
   run.on_token = [&](std::uint32_t token) { if (dump) fmt::print(dump.get(), "{}\n", token); };
   auto start = std::chrono::steady_clock::now();
-  driver::RunResult result = driver::run_program(*loaded.token_machine, image, run);
+  driver::RunResult result = driver::run_program(*loaded.token_machine, image, protocol, run);
   std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   std::fflush(stdout);
   std::optional<std::string> failure;
   if (result.end == driver::RunEnd::kTrapped) failure = "the program trapped: " + driver::describe_trap(result.trap, image);
   if (result.end == driver::RunEnd::kInstructionLimit)
     failure = fmt::format("the program did not finish within {} instructions (stopped at pc 0x{:08x})",
-                          result.instructions, stopped_pc(loaded, result.pending_token));
+                          result.instructions, driver::next_instruction_address(result.position, protocol));
   if (failure) fmt::print(stderr, "rvformer: error: {}\n", *failure);
   if (options.stats)
     print_stats({.on = "weights",

@@ -12,7 +12,7 @@
 #include "driver/run_checkpoint.h"
 #include "driver/trace_protocol.h"
 #include "support/error.h"
-#include "program/memory_map.h"
+#include "program/machine_spec.h"
 #include "toolchain/program_loader.h"
 #include "toolchain/source_tree.h"
 #include "verify/lockstep.h"
@@ -36,7 +36,7 @@ void set_up_checkpoints(const VerifyOptions& options, const program::ProgramImag
                         verify::LockstepOptions& lockstep) {
   if (!options.checkpoint) return;
   const std::filesystem::path& file = *options.checkpoint;
-  const std::uint64_t digest = driver::program_digest(image);
+  const std::uint64_t digest = driver::program_digest(image, driver::Protocol(loaded.machine->spec));
   if (std::filesystem::exists(file)) {
     auto [checkpoint, state] = driver::read_run_checkpoint(file, loaded.config());
     if (checkpoint.machine_fingerprint != loaded.info.fingerprint)
@@ -58,7 +58,7 @@ int verify_command(const VerifyOptions& options) {
   std::filesystem::path program =
       options.program.empty() ? toolchain::default_program() : std::filesystem::path(options.program);
   program::ProgramImage image = toolchain::load_program(program, program::kRvformerMap);
-  driver::program_load_tokens(image);  // a bad image fails before the long model work
+  driver::program_load_tokens(image, driver::Protocol(program::kDefaultMachine));  // a bad image fails before the long model work
   LoadedMachine loaded = load_machine(options.weights);
 
   auto start = std::chrono::steady_clock::now();

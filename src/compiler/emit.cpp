@@ -198,10 +198,10 @@ class Emitter {
   // bias takes 128 per condition back, so any false one pushes the lane to ≤ −96, where SiLU is
   // exactly −0. One-hot: plus 32·[row r]. Binary: plus 128 per address bit matching r, minus
   // 128·bits − 32: exactly 32 when everything matches. No neuron decodes the address.
-  void emit_select(GdnTensors& t, std::size_t first_row, int rows, const circuit::RowSelect& select) {
+  void emit_select(GdnTensors& t, std::size_t first_row, int rows, const circuit::RowSelect& select, int skipped_rows = 0) {
     Projection& qkv = t.qkv;
     double conditions = static_cast<double>(select.conditions.size() + select.match.size());
-    for (int r = 0; r < rows; ++r) {
+    for (int r = skipped_rows; r < rows; ++r) {
       std::size_t lane = first_row + r;
       take_from_tap(t, lane, select.ago);
       for (const LinearForm& c : select.conditions) qkv.add_form(lane, c, kSelectGate);
@@ -250,7 +250,7 @@ class Emitter {
 
   void emit_bank(const circuit::Bank& bank, int head, GdnTensors& t) {
     if (bank.has_write) {
-      emit_select(t, key_row(head, 0), bank.rows, bank.write.row);
+      emit_select(t, key_row(head, 0), bank.rows, bank.write.row, bank.write.first_written_row);
       for (int half = 0; half < circuit::kBankHalves; ++half) {
         emit_half_constants(t, head, half);
         // b = 256·β − 128 gives σ(b) exactly 0, 1/2 or 1.

@@ -109,12 +109,16 @@ std::vector<int> latest_unit_slots(const circuit::Circuit& circuit, const circui
       continue;
     }
     int bound = last_mlp_slot + 1;
-    bool read = false;
+    bool read = false, only_outputs = true;
     for (SignalId s : step.outputs) {
       read |= is_output[s];
+      only_outputs &= is_output[s];
       for (std::uint32_t reader : graph.readers[s]) bound = std::min(bound, latest[reader]), read = true;
     }
-    latest[*it] = read ? bound - 1 - (bound % 2 == 0 ? 0 : 1) : slot[*it];  // the last MLP slot before it; unread units stay put
+    // A unit that only adds into outputs frees its inputs and takes no dimension of its own: it
+    // runs as early as it can. Others may move as late as their readers allow; unread units stay put.
+    if (only_outputs) read = false;
+    latest[*it] = read ? bound - 1 - (bound % 2 == 0 ? 0 : 1) : slot[*it];
   }
   return latest;
 }

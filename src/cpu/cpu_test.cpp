@@ -33,11 +33,22 @@ TEST(Rv32Ops, DecodeAgreesWithTheGoldenMachine) {
 
 TEST(TraceTokens, MachineVocabularyMatchesTheProtocol) {
   auto machine = build_machine();
-  EXPECT_EQ(machine->circuit.vocab_size(), kTraceVocabularySize);
-  EXPECT_EQ(machine->circuit.token_id("HI", 5), hi_token(5));
-  EXPECT_EQ(machine->circuit.token_id("FAULT", 3), fault_token(FaultCause::kFetchAccessAfterJump));
-  EXPECT_EQ(decode_token(out_token('A')).payload, 'A');
-  EXPECT_THROW(decode_token(kTraceVocabularySize), Error);
+  const TraceVocabulary& v = machine->vocabulary;
+  EXPECT_EQ(machine->circuit.vocab_size(), v.size());
+  EXPECT_LE(v.size(), 16384u);
+  for (const TokenFamily& f : v.families())
+    EXPECT_EQ(machine->circuit.token_id(f.name, f.count - 1), f.first + f.count - 1) << f.name;
+  EXPECT_EQ(v.decode(v.id(TokenKind::kOut, 'A')).payload, static_cast<std::uint32_t>('A'));
+  EXPECT_EQ(v.describe(v.id(TokenKind::kDiv, division_payload(3, 5, 1))), "DIV(3, 5, -)");
+  EXPECT_THROW(v.decode(v.size()), Error);
+  EXPECT_THROW(v.id(TokenKind::kDiv, kDivisionPositions << 4), Error);
+}
+
+// The large machine's jump payloads are a bit wider: only FAR grows.
+TEST(TraceTokens, TheLargeMachinesVocabularyGrowsByItsFarTargets) {
+  TraceVocabulary standard(program::kDefaultMachine), large(program::kLargeMachine);
+  EXPECT_EQ(large.family(TokenKind::kFar).count, 2 * standard.family(TokenKind::kFar).count);
+  EXPECT_EQ(large.size() - standard.size(), standard.family(TokenKind::kFar).count);
 }
 
 }  // namespace

@@ -1,42 +1,128 @@
 // cpu/loader.cpp — loading the program image through tokens (the driver never writes state).
 //
-// While not running, JUMP(d) names the image row d to fill (bit 13: read-only data, else code; bits
-// 12..7: bank; bits 6..0: row) and restarts the PC step counter; each following VAL(x) is the next
-// halfword of that row and advances the counter to n. Halfword n goes into staging slot n−1 (one
-// key head per pair of slots, one value half per slot). When the row is complete — 16 halfwords of
-// code (8 instructions) or 8 of read-only data (4 words) — the pass reads all staging slots back and
-// writes the whole row into its bank.
+// While not running, FAR h then JLO l name the image half-row to fill (the PC latch holds it:
+// bit word_bits − 3 says read-only data, the bits below it the half-row) and groups of four tokens
+// carry its bits: VAL, VAL, VAL, STAGE(k, b). The STAGE pass writes staging slot k with the three
+// VAL payloads (through the conv's earlier taps) and b: 44 bits. The pass of the half-row's last
+// slot (6 for code, 3 for read-only data) reads the earlier slots back, takes the last one from the
+// token history, and turns the bits into stored lane values: an instruction's class and whether it
+// writes rd (decoded here, once), then its bits 7..31, two bits per lane (docs/machine-layout.md).
 #include "cpu/machine_builder.h"
 
 namespace rvformer::cpu {
+namespace {
+
+struct ClassOpcode {
+  int cls;
+  std::uint32_t opcode;
+};
+constexpr ClassOpcode kClassOpcodes[] = {
+    {kClassLui, 0x37},  {kClassAuipc, 0x17}, {kClassLoad, 0x03},  {kClassOpImm, 0x13},  {kClassMiscMem, 0x0F},
+    {kClassJal, 0x6F},  {kClassJalr, 0x67},  {kClassBranch, 0x63}, {kClassStore, 0x23}, {kClassOp, 0x33},
+};
+
+bool class_writes_rd(int cls) {
+  return cls == kClassLui || cls == kClassAuipc || cls == kClassLoad || cls == kClassOpImm || cls == kClassJal ||
+         cls == kClassJalr || cls == kClassOp;
+}
+
+// Stored level of two bits (low, high): 0, 1, 2 or 4 for 00, 10, 01, 11.
+double level(int low, int high) { return low ? (high ? 4 : 1) : (high ? 2 : 0); }
+
+}  // namespace
+
+int instruction_class(std::uint32_t opcode) {
+  for (const ClassOpcode& c : kClassOpcodes)
+    if (c.opcode == opcode) return c.cls;
+  return kClassIllegal;
+}
+
+std::uint32_t stored_instruction(std::uint32_t word) {
+  int cls = instruction_class(word & 0x7F);
+  return static_cast<std::uint32_t>(cls) | (class_writes_rd(cls) ? 1u << 4 : 0u) | ((word >> 7) << 5);
+}
 
 void MachineBuilder::add_loader() {
-  circuit::Gates g = gates("load");
-  loading_data_ = g.all("data", {circuit::lit(in_.is_val), circuit::nlit(running_)});
-  commit_code_ = g.all("commit_code", {circuit::lit(loading_data_), circuit::lit(n_[16]), circuit::nlit(base_[13])});
-  commit_rodata_ = g.all("commit_rodata", {circuit::lit(loading_data_), circuit::lit(n_[8]), circuit::lit(base_[13])});
-
-  staged_.assign(kStagingSlots, {});
-  for (int slot = 0; slot < kStagingSlots; ++slot)
-    for (int i = 0; i < 16; ++i)
-      staged_[slot].push_back(c_.add_read_signal("load.staged" + std::to_string(slot) + "[" + std::to_string(i) + "]"));
-  for (int head = 0; head < kStagingSlots / 2; ++head) {
-    circuit::Bank staging{"staging" + std::to_string(head), 1};
+  // Staging: slots 0..4, one value half each (the last slot of a half-row is never stored).
+  std::vector<Bits> slots;
+  for (int head = 0; 2 * head < kCodeSlots - 1; ++head) {
+    circuit::Bank staging{"load.staging" + std::to_string(head), 1};
     staging.has_write = staging.has_read = true;
-    staging.write.row = {.one_hot = {circuit::kOne}, .binary = {}, .match = {}, .conditions = {F(loading_data_)}};
+    staging.write.row = {.one_hot = {circuit::kOne}, .binary = {}, .match = {}, .conditions = {F(in_.is(TokenKind::kStage))}};
     staging.read.row.one_hot = {circuit::kOne};
-    for (int h = 0; h < 2; ++h) {
+    for (int h = 0; h < 2 && 2 * head + h < kCodeSlots - 1; ++h) {
       int slot = 2 * head + h;
-      staging.write.beta[h] = F(n_[slot + 1]);
-      for (int i = 0; i < 16; ++i) {
-        staging.write.lanes[h].push_back(F(in_.val[i]));
-        staging.read.lanes[h].push_back({{staged_[slot][i], 1}});
+      staging.write.beta[h] = F(in_.stage_slot[slot]);
+      Bits read;
+      for (int i = 0; i < kSlotBits; ++i) {
+        int token = i / kValueBits;  // 0..2: VAL 3, 2, 1 tokens back; 3: the STAGE bits
+        circuit::LinearForm lane = token < 3 ? circuit::LinearForm{{in_.val[i % kValueBits], 1, static_cast<std::uint8_t>(3 - token)}}
+                                             : circuit::LinearForm{{in_.stage_bits[i - 3 * kValueBits], 1}};
+        staging.write.lanes[h].push_back(lane);
+        read.push_back(c_.add_read_signal("load.staged" + std::to_string(slot) + "[" + std::to_string(i) + "]"));
+        staging.read.lanes[h].push_back({{read.back(), 1}});
       }
+      slots.push_back(read);
     }
     c_.add_bank(std::move(staging));
   }
-  for (int s = 0; s < kInstructionsPerRow; ++s)
-    legal_flags_.push_back(g.all("legal" + std::to_string(s), {circuit::lit(staged_[2 * s][0]), circuit::lit(staged_[2 * s][1])}));
+  // The bits of a half-row whose last slot is `last`: stored slots, then this pass's.
+  auto half_row_bits = [&](int last) {
+    Bits bits;
+    for (int slot = 0; slot < last; ++slot) bits.insert(bits.end(), slots[slot].begin(), slots[slot].end());
+    for (int token = 0; token < 3; ++token) {
+      const Bits& val = history_.val_back[2 - token];
+      bits.insert(bits.end(), val.begin(), val.end());
+    }
+    bits.insert(bits.end(), in_.stage_bits.begin(), in_.stage_bits.end());
+    return bits;
+  };
+  SignalId region = control_.base[word_bits_ - 3];
+  std::vector<Literal> commit_code{lit(in_.stage_slot[kCodeSlots - 1]), nlit(region)};
+  std::vector<Literal> commit_rodata{lit(in_.stage_slot[kRodataSlots - 1]), lit(region)};
+  staged_.commit_code = F(in_.stage_slot[kCodeSlots - 1]);
+  staged_.commit_rodata = F(in_.stage_slot[kRodataSlots - 1]);
+
+  Gates g = gates("load");
+  auto stored = [&](const std::string& name) { return c_.add_stored_levels_signal("load." + name); };
+  auto add_level = [&](SignalId lane, const std::vector<Literal>& literals, const Form& condition, double value) {
+    g.add_all(lane, literals, condition, value);
+  };
+  // Two bits as a stored level: 1·[a ∧ ¬b] + 2·[¬a ∧ b] + 4·[a ∧ b].
+  auto add_pair = [&](SignalId lane, const std::vector<Literal>& commit, SignalId a, SignalId b) {
+    add_level(lane, join(commit, {lit(a), nlit(b)}), Form(), 1);
+    add_level(lane, join(commit, {nlit(a), lit(b)}), Form(), 2);
+    add_level(lane, join(commit, {lit(a), lit(b)}), Form(), 4);
+  };
+
+  Bits code = half_row_bits(kCodeSlots - 1);
+  for (int s = 0; s < kInstructionsPerHalf; ++s) {
+    const Bits word(code.begin() + 32 * s, code.begin() + 32 * s + 32);
+    std::vector<SignalId> lanes;
+    for (int m = 0; m < kInstructionLanes; ++m) lanes.push_back(stored("code" + std::to_string(s) + "[" + std::to_string(m) + "]"));
+    for (const ClassOpcode& c : kClassOpcodes) {
+      std::vector<Literal> is_class = join(commit_code, match_bits(word, 0, 7, c.opcode));
+      if (c.cls & 3) add_level(lanes[0], is_class, Form(), level(c.cls & 1, (c.cls >> 1) & 1));
+      if (c.cls >> 2) add_level(lanes[1], is_class, Form(), level((c.cls >> 2) & 1, (c.cls >> 3) & 1));
+      // Lane 2 is (writes rd, bit 7): 2·bit 7 for the rest, corrected for classes that write rd.
+      if (class_writes_rd(c.cls)) {
+        add_level(lanes[2], join(is_class, {nlit(word[7])}), Form(), level(1, 0));
+        add_level(lanes[2], join(is_class, {lit(word[7])}), Form(), level(1, 1) - level(0, 1));
+      }
+    }
+    add_level(lanes[2], join(commit_code, {lit(word[7])}), Form(), level(0, 1));
+    for (int m = 3; m < kInstructionLanes; ++m) add_pair(lanes[m], commit_code, word[2 * m + 2], word[2 * m + 3]);
+    staged_.code_lanes.push_back(lanes);
+  }
+  Bits rodata = half_row_bits(kRodataSlots - 1);
+  for (int w = 0; w < kRodataWordsPerHalf; ++w) {
+    std::vector<SignalId> lanes;
+    for (int m = 0; m < kWordLanes; ++m) {
+      lanes.push_back(stored("rodata" + std::to_string(w) + "[" + std::to_string(m) + "]"));
+      add_pair(lanes.back(), commit_rodata, rodata[32 * w + 2 * m], rodata[32 * w + 2 * m + 1]);
+    }
+    staged_.rodata_lanes.push_back(lanes);
+  }
 }
 
 }  // namespace rvformer::cpu

@@ -1,32 +1,66 @@
-// cpu/machine.cpp — build_machine(): the parts in pipeline order (see machine_builder.h).
+// cpu/machine.cpp — build_machine(): the units in pipeline order (see machine_builder.h), and the
+// helpers they share.
 #include "cpu/machine.h"
 
 #include "cpu/machine_builder.h"
 
 namespace rvformer::cpu {
 
+Bits slice(const Bits& bits, int low, int count) { return Bits(bits.begin() + low, bits.begin() + low + count); }
+
+std::vector<Literal> match_bits(const Bits& bits, int low, int width, std::uint32_t value) {
+  std::vector<Literal> literals;
+  for (int i = 0; i < width; ++i) literals.push_back((value >> i) & 1 ? lit(bits[low + i]) : nlit(bits[low + i]));
+  return literals;
+}
+
+std::vector<Literal> join(std::vector<Literal> a, const std::vector<Literal>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+circuit::RowSelect binary_select(const Bits& address, std::vector<Literal> match, std::vector<circuit::LinearForm> conditions,
+                                 int ago) {
+  return circuit::RowSelect{{}, address, std::move(match), std::move(conditions), ago};
+}
+
+circuit::Bank single_row_bank(const std::string& name) {
+  circuit::Bank bank{name, 1};
+  bank.has_write = bank.has_read = true;
+  bank.write.row.one_hot = {circuit::kOne};
+  bank.read.row.one_hot = {circuit::kOne};
+  return bank;
+}
+
+circuit::LinearForm looking_back(const Form& form, int ago) {
+  circuit::LinearForm terms = form.terms();
+  for (circuit::Term& t : terms) t.ago = static_cast<std::uint8_t>(ago);
+  return terms;
+}
+
 void MachineBuilder::build() {
+  word_bits_ = spec_.code_word_bits();
   add_token_inputs();
   zero_ = c_.add_input("zero");
   add_token_outputs();
   add_token_families();
-  add_mode_and_pc_latch();
+  add_history();
+  add_latch_and_counters();
   add_program_counter();
   add_loader();
   add_code_rom();
   add_decoder();
-  add_early_results();
+  add_late_value();
   add_register_file();
   add_execute();
-  add_data_memory();
-  for (int i = 0; i < 32; ++i) result_[i] += loaded_[i];
-  add_faults();
+  add_memory();
+  add_divide();
+  add_multiplier();
   add_next_token();
-  add_output_code();
 }
 
-std::unique_ptr<Machine> build_machine() {
-  auto machine = std::make_unique<Machine>();
+std::unique_ptr<Machine> build_machine(const program::MachineSpec& spec) {
+  auto machine = std::make_unique<Machine>(spec);
   MachineBuilder(*machine).build();
   return machine;
 }

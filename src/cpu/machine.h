@@ -1,47 +1,56 @@
 // cpu/machine.h — the RV32IM + Zba computer as a circuit, and where its state lives.
 //
-// build_machine() describes the whole machine in the circuit IR: the trace vocabulary, the program
-// counter, the code ROM, read-only data and RAM as GDN banks, the register file, the decoder, the
-// ALU and the logic that chooses the next trace token. The compiler turns it into weights; the
-// exact evaluator runs it directly. The layout tells the driver and the verifier which bank row
-// holds which register or memory word (docs/machine-layout.md).
+// build_machine(spec) describes the whole machine in the circuit IR from one MachineSpec: the trace
+// vocabulary, the program counter, the code ROM, read-only data and RAM as GDN banks, the register
+// file, the decoder, the ALU and the logic that chooses the next trace token. The compiler turns it
+// into weights; the exact evaluator runs it directly. The layout tells the driver and the verifier
+// which bank row holds which register or memory word (docs/machine-layout.md).
 #pragma once
 
-#include <cstdint>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "circuit/circuit.h"
+#include "cpu/trace_tokens.h"
+#include "program/machine_spec.h"
 
 namespace rvformer::cpu {
 
-// Geometry of the memories inside the banks (each bank is one GDN key head of 128 rows).
-inline constexpr int kCodeBanks = 64;         // 8 instructions per row: 64 × 128 × 8 × 4 B = 256 KB
-inline constexpr int kInstructionsPerRow = 8;
-inline constexpr int kRodataBanks = 64;       // 4 words per row: 64 × 128 × 16 B = 128 KB
-inline constexpr int kRodataWordsPerRow = 4;
-inline constexpr int kRamBanks = 64;          // 1 word per row (two halves): 64 × 128 × 4 B = 32 KB
+// Geometry of the memories inside the banks (each bank is one GDN key head of 128 rows with two
+// value halves of 126 lanes).
 inline constexpr int kRowsPerBank = 128;
-inline constexpr int kStagingSlots = 16;      // halfwords gathered while loading one image row
-inline constexpr int kCounterLevels = 17;     // PC counter values 0..16 (16 only while loading)
-inline constexpr int kResyncAt = 15;          // a run of 15 sequential steps ends with a JUMP
+inline constexpr int kInstructionLanes = 15;    // two bits each: a stored instruction
+inline constexpr int kWordLanes = 16;           // two bits each: a word of read-only data
+inline constexpr int kRegisterLaneSets = 3;     // per register bit: a lui lane, a link lane, a late lane
+inline constexpr int kCounterLevels = 17;       // steps since the PC's base: 0..16 (16 crosses a row)
 
 // Where each part of the machine state is, as circuit bank indices.
 struct MachineLayout {
-  int mode_bank = -1;
-  int pc_bank = -1;  // half 0: base (16 lanes), half 1: lane 0 = the halving step counter
-  std::vector<int> code_banks;
-  std::vector<int> rodata_banks;
-  std::vector<int> ram_banks;
-  int register_bank = -1;  // one of the two identical register copies (row r = x_r; row 0 stays 0)
+  // Row 0. Half 0: lanes 0..7 base bits 0..7, lanes 8..11 bits 8..11 set by a near jump, lanes
+  // 12..15 bits 8..11 set by a far one; half 1: lanes 0.. base bits 12 and up.
+  int latch_bank = -1;
+  int control_bank = -1;  // row 0: half 0 lane 0 the step counter (2^-n), half 1 lane 0 running
+  std::vector<int> code_banks;    // row = word[10:4], half = word[3], slot = word[2:0]
+  std::vector<int> rodata_banks;  // page (address[17:12]) k + 1; row = address[11:5], half = address[4]
+  std::vector<int> ram_banks;     // bank = address[.. :10], row = address[9:3], half = address[2]
+  // One copy of the register file: row r = x_r; per half h, lanes [16s, 16s + 16) hold bits
+  // 16h.. of lane set s (lui, link, late); the register is their sum (at most one set is non-zero).
+  int register_bank = -1;
 };
 
 struct Machine {
+  explicit Machine(const program::MachineSpec& machine_spec) : spec(machine_spec), vocabulary(machine_spec) {}
+  program::MachineSpec spec;
+  TraceVocabulary vocabulary;
   circuit::Circuit circuit;
   MachineLayout layout;
 };
 
-std::unique_ptr<Machine> build_machine();
+std::unique_ptr<Machine> build_machine(const program::MachineSpec& spec = program::kDefaultMachine);
+
+// How a machine stores one instruction word in the code ROM (30 bits; docs/machine-layout.md):
+// bits 0..3 its class, bit 4 whether it writes rd, bits 5..29 the word's bits 7..31. The loader in
+// the circuit computes it; the verifier reads it back.
+std::uint32_t stored_instruction(std::uint32_t word);
 
 }  // namespace rvformer::cpu

@@ -1,8 +1,18 @@
-// cpu/machine_builder.h — the parts of build_machine(), in pipeline order. Private to cpu/.
+// cpu/machine_builder.h — the units of build_machine() and the signals they pass. Private to cpu/.
 //
-// Each part reads the signals of earlier parts from the builder and adds its own. The pipeline of
-// one pass: token inputs → mode and PC latch → PC and fetch → instruction decode → early results and
-// the delay line → register file (pending write, operand reads) → execute → data memory → next token.
+// One pass, in the order the units run (docs/machine-layout.md gives the layers):
+//   tokens     the token's inputs (family flags, payloads) and the LM head's output code;
+//   control    the PC latch, the counters, the token history (delays) and the PC;
+//   loader     staging image rows from STAGE tokens and turning them into stored lane values;
+//   fetch      the code ROM and the selected instruction's stored bits;
+//   decode     the one-hot instruction and the immediates;
+//   registers  the register file: last pass's write, then the two operand reads;
+//   execute    the ALU units, each writing its result into the output payload;
+//   memory     loads, stores and the memory-mapped registers;
+//   divide     division and remainder, and where a long division stands;
+//   multiplier the multiply-accumulate that products, shifted sums and divisions share;
+//   next token the family gates the LM head weighs, and the trap report.
+// Each unit is a function of the signals earlier units produced, and adds its own.
 #pragma once
 
 #include <array>
@@ -15,136 +25,210 @@
 
 namespace rvformer::cpu {
 
-using circuit::add_narrow_sum;
 using circuit::Bits;
+using circuit::Enable;
 using circuit::F;
 using circuit::Form;
 using circuit::Forms;
 using circuit::forms_of;
-using circuit::narrow_sum;
+using circuit::Gates;
+using circuit::Literal;
+using circuit::lit;
+using circuit::nlit;
 using circuit::SignalId;
 
-// A row select addressing `rows` by binary address bits, active when `match` and `conditions` hold.
-circuit::RowSelect binary_select(const Bits& address, std::vector<circuit::Literal> match = {},
-                                 std::vector<circuit::LinearForm> conditions = {});
-// Literals requiring bits [low, low + width) of `bits` to spell `value`.
-std::vector<circuit::Literal> match_bits(const Bits& bits, int low, int width, std::uint32_t value);
+// Instruction classes as the loader stores them (bits 0..3 of a stored instruction). The codes are
+// chosen so that tests the decoder needs are ANDs of class bits: bit 3 means the instruction reads
+// rs2 (BRANCH, STORE, OP), and bits 3..1 = 011 are JAL and JALR.
+enum InstructionClass : int {
+  kClassIllegal = 0, kClassLui = 1, kClassAuipc = 2, kClassLoad = 3, kClassOpImm = 4, kClassMiscMem = 5,
+  kClassJal = 6, kClassJalr = 7, kClassBranch = 8, kClassStore = 9, kClassOp = 10,
+};
+// The class of a RISC-V major opcode (bits 6..0), or kClassIllegal.
+int instruction_class(std::uint32_t opcode);
+
+// Little-endian bits [low, low + count) of `bits`.
 Bits slice(const Bits& bits, int low, int count);
+// Literals requiring bits [low, low + width) of `bits` to spell `value`.
+std::vector<Literal> match_bits(const Bits& bits, int low, int width, std::uint32_t value);
+std::vector<Literal> join(std::vector<Literal> a, const std::vector<Literal>& b);
+// A row select by binary address, active when `match` and `conditions` hold.
+circuit::RowSelect binary_select(const Bits& address, std::vector<Literal> match = {},
+                                 std::vector<circuit::LinearForm> conditions = {}, int ago = 0);
+// A bank of one row, written and read every pass (a register of lanes).
+circuit::Bank single_row_bank(const std::string& name);
+// A form's terms, looking `ago` passes back.
+circuit::LinearForm looking_back(const Form& form, int ago);
 
-// Input signals set by the token embedding.
 struct TokenInputs {
-  SignalId is_val, is_hi, is_jump, is_out, is_exit, is_fault, is_start;
-  Bits val, hi, jump;  // 16-bit payloads of VAL, HI and JUMP tokens (zero for other tokens)
+  std::array<SignalId, kTokenKindCount> flags{};  // the token's family (none for WANT and PAD)
+  Bits val, hi, jump, top, far, jlo, in;         // payload bits, zero for other families
+  // DIV(p, m, s): one-hot p, the digit's bits, the sign, and −q·8^p (q = ±m, the signed digit)
+  // as 32 bits: the multiplier operand that takes the digit off the partial remainder.
+  std::vector<SignalId> div_position;
+  Bits div_digit;
+  SignalId div_sign = 0;
+  Bits div_addend;
+  std::vector<SignalId> stage_slot;               // STAGE: one-hot slot k
+  Bits stage_bits;                                // STAGE: its 8 payload bits
+  SignalId is(TokenKind kind) const { return flags[static_cast<int>(kind)]; }
+  // VAL, JUMP, JLO, OUT, IN, EOF: the tokens that complete a step.
+  Form completes() const;
 };
 
-// Output signals the LM head reads: one-hot chunks of the next token's payload, per family.
+// What the LM head reads: a value payload and a jump target, each with its complement (dual
+// rail: the token spelling a payload scores one per matching bit), the trap cause, and one gate
+// per way of choosing the next token, exactly one of which is 1 in every pass.
 struct TokenOutputs {
-  struct Payload16 {
-    std::vector<SignalId> high6, mid5, low5;
-  } val, hi, jump;
-  struct Payload8 {
-    std::vector<SignalId> high3, low5;
-  } out, exit;
-  std::vector<SignalId> fault;  // one per cause
+  Bits r, not_r;  // 32 bits: a value, a byte, a report or remainder word, a quotient digit
+  Bits j, not_j;  // the code word index of a jump target
+  std::vector<SignalId> cause;
+  SignalId first = 0;  // a value's first pass: VAL, HI or TOP by how many bits it needs
+  SignalId mid = 0;    // after TOP: HI
+  SignalId last = 0;   // after HI: VAL
+  SignalId plain = 0;  // VAL(0): a step without a value, or anything while loading
+  SignalId hi = 0;     // HI with the word in r[23:12]: a trap report, a kept byte, a remainder
+  SignalId jump = 0, far = 0, jlo = 0, out = 0, exit = 0, want = 0, fault = 0, div = 0;
 };
 
-// What the next token should be, each a 0/1 signal (exactly one is 1) with its payload as forms.
-struct NextToken {
-  SignalId emit_val, emit_hi, emit_jump, emit_out, emit_exit, emit_fault;
-  std::vector<Form> val, hi, jump;  // 16 bits each
-  std::vector<Form> byte;           // 8 bits, for OUT and EXIT
-  std::vector<Form> cause;          // one-hot over fault causes
+// Earlier tokens, from delays of the token inputs.
+struct History {
+  SignalId previous_hi = 0, previous_top = 0, two_back_top = 0;
+  Bits previous_hi_payload, two_back_top_payload;
+  std::array<Bits, 3> val_back;  // VAL payloads 1, 2 and 3 tokens back
+};
+
+struct Control {
+  SignalId running = 0;
+  Bits base;                      // code word of the last jump (or, while loading, the image row)
+  SignalId step_count = 0;        // 2^-n after n completed steps since the jump
+  std::vector<SignalId> n;        // one-hot n
+  std::vector<SignalId> hi_position;  // HI/TOP tokens since the step began (one-hot 0..3)
+  std::vector<SignalId> div_hops;     // DIV tokens since the step began (one-hot)
+  SignalId in_report = 0;             // a FAULT was emitted: the passes report it
+  std::vector<SignalId> report_position;  // report words emitted so far (one-hot)
+  Bits pc, next_pc;                   // code word indices, one bit wider than the ROM's
+  std::vector<SignalId> slot;         // one-hot base[3:0] + n over the 16 instructions of a row
+  SignalId resync = 0;                // the step left the row: this pass re-anchors the PC
+  SignalId fetch_outside = 0;         // the PC ran off the end of the code ROM
+  SignalId active = 0;                // running and not a resync: the instruction at pc is decoded
+  SignalId executing = 0;             // active and not reporting a trap: its effects happen
+};
+
+// A loaded image row, as the lane values it is written with.
+struct StagedRow {
+  std::vector<std::vector<SignalId>> code_lanes;    // per instruction of a half-row, 15 stored levels
+  std::vector<std::vector<SignalId>> rodata_lanes;  // per word of a half-row, 16 stored levels
+  Form commit_code, commit_rodata;                  // the STAGE slot that completes a half-row
+};
+
+// The selected instruction: its 30 stored bits, and a second copy of the word's bit 31.
+struct Instruction {
+  Bits stored;
+  // Sign extension takes bit 31 and its copy by turns, 8 bits each, so that sums of up to 16
+  // immediate bits never weigh one signal with more than 8 consecutive powers of two (bf16).
+  SignalId sign_copy = 0;
+  std::vector<Literal> is_class(int cls) const { return match_bits(stored, 0, 4, static_cast<std::uint32_t>(cls)); }
+  SignalId writes_rd() const { return stored[4]; }
+  // Bits of the original word (7..31).
+  SignalId word(int bit) const { return stored[bit - 2]; }
+  Bits word_bits(int low, int count) const;
+  Bits rd() const { return word_bits(7, 5); }
+  Bits rs1() const { return word_bits(15, 5); }
+  Bits rs2() const { return word_bits(20, 5); }
+};
+
+struct Decoded {
+  std::array<SignalId, kOpCount> op{};  // one-hot while executing (all zero: illegal or not executing)
+  SignalId illegal = 0;
+  Forms imm_i, imm_s, imm_b, imm_u, imm_j;  // linear views of the word, sign-extended
+  // The enable of an instruction's first stage: its class and funct bits, as literals.
+  Enable first_stage(int op, SignalId state) const;
+  const Instruction* insn = nullptr;
+};
+
+struct Operands {
+  Bits rs1, rs2;
+};
+
+// What a division tells the multiplier and the next-token logic (divide.cpp).
+struct Division {
+  std::vector<circuit::ExtraRow> rows;  // its terms of the multiplier's sum
+  SignalId rows_on = 0;                 // 1 when some of them may be non-zero
+  SignalId holds = 0;                   // the sum is a partial remainder, not the step's value
+  SignalId emits_digit = 0;             // the pass emits DIV
+  std::array<SignalId, 3> emits_piece{};  // the pass emits HI with 12-bit piece j of the sum
 };
 
 class MachineBuilder {
  public:
-  explicit MachineBuilder(Machine& machine) : m_(machine), c_(machine.circuit) {}
+  explicit MachineBuilder(Machine& machine) : m_(machine), c_(machine.circuit), spec_(machine.spec) {}
   void build();
 
  private:
+  Gates gates(const std::string& unit) { return Gates(c_, unit); }
+  const TokenFamily& family(TokenKind kind) const { return m_.vocabulary.family(kind); }
+
   // tokens.cpp
   void add_token_inputs();
   void add_token_outputs();
   void add_token_families();
-  // fetch.cpp
-  void add_mode_and_pc_latch();
+  // Adds a result bit into the value payload: r_i += bit and not_r_i −= bit.
+  void add_result_bit(Gates& g, int i, const std::vector<Literal>& literals, const Form& condition = Form());
+  // control.cpp
+  void add_history();
+  void add_latch_and_counters();
   void add_program_counter();
-  void add_code_rom();
   // loader.cpp
   void add_loader();
+  // fetch.cpp
+  void add_code_rom();
   // decode.cpp
   void add_decoder();
   // registers.cpp
-  void add_early_results();
+  void add_late_value();
   void add_register_file();
   // execute.cpp
   void add_execute();
+  // Adds a unit's result bits (0/1 forms) into the value payload when the step emits a value.
+  void write_result(const Forms& bits, const std::string& unit, const std::vector<Literal>& gate = {});
   // memory.cpp
-  void add_data_memory();
+  void add_memory();
+  // divide.cpp
+  void add_divide();
+  // execute.cpp, after the units that add rows to it
+  void add_multiplier();
   // next_token.cpp
-  void add_faults();
   void add_next_token();
-  void add_output_code();
-
-  circuit::Gates gates(const std::string& unit) { return circuit::Gates(c_, unit); }
 
   Machine& m_;
   circuit::Circuit& c_;
+  const program::MachineSpec& spec_;
+  int word_bits_ = 0;  // bits of a code word index
+  SignalId zero_ = 0;  // an input no token sets: a constant 0 where a bit vector needs one
 
   TokenInputs in_;
   TokenOutputs out_;
-  NextToken next_;
+  History history_;
+  Control control_;
+  StagedRow staged_;
+  Instruction insn_;
+  Decoded decoded_;
+  Operands operands_;
+  std::vector<Form> late_;  // the value a completing token brings (32 bits)
 
-  // Mode, PC and control.
-  SignalId running_ = 0;       // after START
-  Bits base_;                  // code word of the last JUMP
-  SignalId step_count_ = 0;    // 2^-n after n steps since that JUMP
-  std::vector<SignalId> n_;    // one-hot n
-  Bits pc_;                    // code word index of this step (17 bits: bit 16 = past the ROM)
-  Bits next_pc_;               // pc + 1 (17 bits)
-  SignalId zero_ = 0;          // an input no token sets: constant 0 where a bit vector needs it
-  SignalId active_ = 0;        // running and not a resync pass: the instruction at pc is decoded
-  SignalId executing_ = 0;     // active and not reporting a fault: the instruction takes effect
-  SignalId resync_ = 0;        // this pass only re-anchors the PC with JUMP(pc)
-  std::array<SignalId, 4> report_position_{};  // FAULT was 1, 2, 3, 4 tokens ago... (0: this token)
-  SignalId in_report_ = 0;
-
-  // Loading.
-  SignalId loading_data_ = 0;  // a VAL token while not running
-  SignalId commit_code_ = 0, commit_rodata_ = 0;
-  std::vector<Bits> staged_;  // 16 halfwords gathered for the row
-  std::vector<SignalId> legal_flags_;  // per staged instruction: its low bits are 0b11
-
-  // Fetch and decode.
-  Bits insn_;                  // instruction bits 2..31 at their positions; 0 and 1 unused
-  SignalId legal_ = 0;         // the word's low bits are 0b11
-  std::array<SignalId, kOpCount> op_{};  // one-hot instruction (all zero: illegal or not executing)
-  SignalId rd_nonzero_ = 0;              // the rd field is not x0
-  Bits imm_i_, imm_s_, imm_b_, imm_u_, imm_j_;  // immediates by format (zero for other formats)
-  std::vector<SignalId> shamt_imm_;      // one-hot shift amount of slli/srli/srai
-
-  // Early results and the register file.
-  Bits early_value_;           // lui/auipc/jal/jalr result, known before the register file
-  SignalId early_write_ = 0, late_write_ = 0;  // this instruction writes rd (≠ x0), early or late
-  Bits rs1_value_, rs2_value_;
-
-  // Execute and memory.
-  std::vector<Form> result_;   // 32-bit value written to rd (zero when not a late-result op)
-  Bits address_;               // rs1 + immediate (loads, stores, jalr)
-  SignalId branch_taken_ = 0;
-  std::vector<Form> target_word_;  // 16-bit code word of a taken jump or branch
-  Bits target_address_;        // its byte address (32 bits) for fault reports
+  // What execute, memory and divide tell the next-token logic.
+  SignalId value_step_ = 0;    // the instruction writes a late value to rd ≠ x0
+  Bits rs1_plus_imm_;          // rs1 + the I immediate, for every instruction
+  SignalId jump_taken_ = 0;    // jal, jalr or a taken branch
+  Bits target_;                // its code word (one bit wider than the ROM's word index)
+  Bits target_address_;        // its byte address (32 bits), for fault reports
   SignalId target_misaligned_ = 0, target_outside_ = 0;
-  SignalId is_jump_op_ = 0;    // jal, jalr or a taken branch
-  std::vector<Form> loaded_;   // value of a load (zero otherwise)
-  Bits old_half_;              // the RAM halfword an sb merges into (first sb pass)
-  SignalId console_store_ = 0, exit_store_ = 0, ram_byte_store_ = 0;
-  SignalId load_misaligned_ = 0, load_outside_ = 0, store_misaligned_ = 0, store_outside_ = 0;
-
-  // Faults.
-  std::vector<Form> fault_cause_;  // one-hot, all zero when there is no fault
-  SignalId faulting_ = 0;
-  std::vector<Form> fault_pc_, fault_address_;  // 32 bits each
+  Bits data_address_;          // rs1 + imm of a load or store (32 bits, for fault reports)
+  SignalId console_store_ = 0, exit_store_ = 0, input_load_ = 0;
+  SignalId byte_store_first_ = 0, byte_store_second_ = 0;  // sb/sh: the passes that emit the kept bits
+  std::vector<std::pair<FaultCause, SignalId>> faults_;
+  Division division_;
 };
 
 }  // namespace rvformer::cpu

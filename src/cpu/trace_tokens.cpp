@@ -6,45 +6,63 @@
 #include "support/error.h"
 
 namespace rvformer::cpu {
-namespace {
 
-const char* cause_name(std::uint32_t cause) {
+const char* fault_cause_name(FaultCause cause) {
   static const char* const kNames[kFaultCauseCount] = {
       "illegal instruction",   "instruction address misaligned", "instruction access fault",
       "instruction access fault after a jump", "load address misaligned", "load access fault",
       "store address misaligned", "store access fault"};
-  return cause < kFaultCauseCount ? kNames[cause] : "?";
+  auto index = static_cast<std::size_t>(cause);
+  return index < kFaultCauseCount ? kNames[index] : "?";
 }
 
-}  // namespace
-
-TraceToken decode_token(std::uint32_t id) {
-  if (id < kHiBase) return {TokenKind::kVal, id - kValBase};
-  if (id < kJumpBase) return {TokenKind::kHi, id - kHiBase};
-  if (id < kOutBase) return {TokenKind::kJump, id - kJumpBase};
-  if (id < kExitBase) return {TokenKind::kOut, id - kOutBase};
-  if (id < kFaultBase) return {TokenKind::kExit, id - kExitBase};
-  if (id < kStartToken) return {TokenKind::kFault, id - kFaultBase};
-  if (id == kStartToken) return {TokenKind::kStart, 0};
-  if (id == kPadToken) return {TokenKind::kPad, 0};
-  fail("token id {} is outside the trace vocabulary of {} tokens", id, kTraceVocabularySize);
-}
-
-std::string describe_token(std::uint32_t id) {
-  TraceToken t = decode_token(id);
-  switch (t.kind) {
-    case TokenKind::kVal: return fmt::format("VAL(0x{:04x})", t.payload);
-    case TokenKind::kHi: return fmt::format("HI(0x{:04x})", t.payload);
-    case TokenKind::kJump: return fmt::format("JUMP(0x{:04x})", t.payload);
-    case TokenKind::kOut:
-      return t.payload >= 32 && t.payload < 127 ? fmt::format("OUT('{}')", static_cast<char>(t.payload))
-                                                 : fmt::format("OUT(0x{:02x})", t.payload);
-    case TokenKind::kExit: return fmt::format("EXIT({})", t.payload);
-    case TokenKind::kFault: return fmt::format("FAULT({})", cause_name(t.payload));
-    case TokenKind::kStart: return "START";
-    case TokenKind::kPad: return "PAD";
+TraceVocabulary::TraceVocabulary(const program::MachineSpec& spec) {
+  std::uint32_t far_count = std::uint32_t{1} << (spec.code_word_bits() - kJumpLowBits);
+  const std::array<std::pair<const char*, std::uint32_t>, kTokenKindCount> table{{
+      {"VAL", 1u << kValueBits},  {"HI", 1u << kValueBits},  {"JUMP", 1u << kValueBits},
+      {"TOP", 1u << kTopBits},    {"FAR", far_count},        {"JLO", 1u << kJumpLowBits},
+      {"OUT", 256},               {"EXIT", 256},             {"IN", 256},
+      {"EOF", 1},                 {"WANT", 1},               {"FAULT", kFaultCauseCount},
+      {"DIV", kDivisionPositions << 4}, {"STAGE", kStageSlots << kStageBits}, {"START", 1},
+      {"PAD", 1},
+  }};
+  for (int k = 0; k < kTokenKindCount; ++k) {
+    families_.push_back({static_cast<TokenKind>(k), table[k].first, size_, table[k].second});
+    size_ += table[k].second;
   }
-  return "?";
+}
+
+std::uint32_t TraceVocabulary::id(TokenKind kind, std::uint32_t payload) const {
+  const TokenFamily& f = family(kind);
+  if (payload >= f.count) fail("cpu: payload {} is outside the {} family ({} tokens)", payload, f.name, f.count);
+  return f.first + payload;
+}
+
+TraceToken TraceVocabulary::decode(std::uint32_t id) const {
+  for (const TokenFamily& f : families_)
+    if (id - f.first < f.count) return {f.kind, id - f.first};
+  fail("token id {} is outside the trace vocabulary of {} tokens", id, size_);
+}
+
+std::string TraceVocabulary::describe(std::uint32_t id) const {
+  TraceToken t = decode(id);
+  const char* name = family(t.kind).name;
+  switch (t.kind) {
+    case TokenKind::kOut:
+    case TokenKind::kIn:
+      return t.payload >= 32 && t.payload < 127 ? fmt::format("{}('{}')", name, static_cast<char>(t.payload))
+                                                 : fmt::format("{}(0x{:02x})", name, t.payload);
+    case TokenKind::kExit: return fmt::format("{}({})", name, t.payload);
+    case TokenKind::kDiv:
+      return fmt::format("DIV({}, {}, {})", t.payload >> 4, t.payload & 7, t.payload & 8 ? '-' : '+');
+    case TokenKind::kFault: return fmt::format("FAULT({})", fault_cause_name(static_cast<FaultCause>(t.payload)));
+    case TokenKind::kStage: return fmt::format("STAGE({}, 0x{:02x})", t.payload >> kStageBits, t.payload & 0xFF);
+    case TokenKind::kEof:
+    case TokenKind::kWant:
+    case TokenKind::kStart:
+    case TokenKind::kPad: return name;
+    default: return fmt::format("{}(0x{:03x})", name, t.payload);
+  }
 }
 
 }  // namespace rvformer::cpu

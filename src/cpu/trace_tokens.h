@@ -1,27 +1,41 @@
-// cpu/trace_tokens.h — the trace vocabulary: every token the computer reads or writes, and its id.
-//
-// A pass of the model executes (or loads) one step and emits one token. Payload families carry 16
-// bits; their ids are family base + payload. docs/trace-protocol.md gives the meaning of each token
-// in each situation; in short:
-//   VAL(x)   the step is complete; a pending register write takes x (sign-extended, or joined under
-//            a preceding HI); the PC advances. While loading: the next halfword of the image.
-//   HI(x)    the step is not complete: the same instruction runs again with x available (the high
-//            half of a 32-bit result, an old halfword to merge, or a fault-report word).
-//   JUMP(x)  the PC becomes code word x. While loading: the next image row to fill is x.
-//   OUT(b)   the console prints byte b; the PC advances.
+// cpu/trace_tokens.h — the trace vocabulary: every token the computer reads or writes, as a table
+// of families. A pass of the model executes (or loads) one step and emits one token; a token's id
+// is its family's first id plus its payload. docs/trace-protocol.md gives the meaning of each
+// token in each situation; in short:
+//   VAL(x)   the step is complete; a pending register write takes the value x (12 bits, sign-
+//            extended, or the low bits under a preceding HI/TOP). While loading: 12 image bits.
+//   HI(x)    12 more bits: the middle bits of a value (then VAL), the bits a byte or halfword store
+//            keeps, a remainder of a long division, or a trap report word. The step goes on.
+//   TOP(x)   the top 8 bits of a value (then HI, then VAL).
+//   JUMP(x)  the PC becomes code word x with the same bits above the low 12 (a near jump).
+//   FAR(h)   the high bits of the next jump target (then JLO). While loading: a row address.
+//   JLO(l)   the PC becomes code word (FAR's h << 8) | l.
+//   OUT(b)   the console prints byte b; the step is complete.
 //   EXIT(b)  the program ended with exit status b.
-//   FAULT(c) the instruction trapped with cause c; four HI tokens follow with the trap's PC and
-//            address.
-//   START    loading is over; the next token (a JUMP to the entry point) starts the program.
+//   WANT     the program reads console input: the driver answers IN(b) or EOF in its place.
+//   IN(b)    a byte of console input (the read's value); the step is complete.
+//   EOF      the end of console input (the read's value is -1); the step is complete.
+//   FAULT(c) the instruction trapped with cause c; six HI report words follow.
+//   DIV(p, m, s) a long division's quotient digit m (radix 8) at position p (weight 8^p), s the
+//            quotient's sign; the step goes on.
+//   STAGE(k, b) while loading: slot k of an image row is the last three tokens' payloads and b.
+//   START    loading is over; the machine runs from the PC that FAR/JLO set.
 //   PAD      a token that changes nothing (for prompts before the image).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "program/machine_spec.h"
 
 namespace rvformer::cpu {
 
-enum class TokenKind : std::uint8_t { kVal, kHi, kJump, kOut, kExit, kFault, kStart, kPad };
+enum class TokenKind : std::uint8_t {
+  kVal, kHi, kJump, kTop, kFar, kJlo, kOut, kExit, kIn, kEof, kWant, kFault, kDiv, kStage, kStart, kPad,
+};
+inline constexpr int kTokenKindCount = static_cast<int>(TokenKind::kPad) + 1;
 
 // Causes a FAULT token reports. An access fault after a jump is separate from one reached by
 // running off the end of the code ROM, because the jump itself retires (as on the golden machine).
@@ -37,32 +51,65 @@ enum class FaultCause : std::uint8_t {
 };
 inline constexpr int kFaultCauseCount = 8;
 
-inline constexpr std::uint32_t kPayloadCount = 1u << 16;
-inline constexpr std::uint32_t kValBase = 0;
-inline constexpr std::uint32_t kHiBase = kValBase + kPayloadCount;
-inline constexpr std::uint32_t kJumpBase = kHiBase + kPayloadCount;
-inline constexpr std::uint32_t kOutBase = kJumpBase + kPayloadCount;
-inline constexpr std::uint32_t kExitBase = kOutBase + 256;
-inline constexpr std::uint32_t kFaultBase = kExitBase + 256;
-inline constexpr std::uint32_t kStartToken = kFaultBase + kFaultCauseCount;
-inline constexpr std::uint32_t kPadToken = kStartToken + 1;
-inline constexpr std::uint32_t kTraceVocabularySize = kPadToken + 1;
+inline constexpr int kValueBits = 12;      // VAL, HI and JUMP payloads
+inline constexpr int kTopBits = 8;         // TOP: value bits 24..31
+inline constexpr int kJumpLowBits = 8;     // JLO: the low bits of a far jump target
+inline constexpr int kReportWords = 6;     // HI words after a FAULT: the pc, then the address
+inline constexpr int kStageSlots = 8;      // STAGE(k, b): k < 8
+inline constexpr int kStageBits = 8;
+// DIV(p, m, s): payload p·16 + s·8 + m, for positions p < 11 (8^10 is the highest a 32-bit
+// quotient needs) and digits m < 8.
+inline constexpr int kDivisionPositions = 11;
+inline constexpr int kDigitBits = 3;
+inline constexpr std::uint32_t division_payload(int position, int digit, int sign) {
+  return static_cast<std::uint32_t>(position << 4 | sign << 3 | digit);
+}
+
+// Loading: a half-row of the code ROM holds 8 instructions, of read-only data 4 words; its bits
+// come in slots of VAL VAL VAL STAGE(k, b), 44 bits each: 6 slots for code, 3 for read-only data.
+inline constexpr int kInstructionsPerHalf = 8;
+inline constexpr int kRodataWordsPerHalf = 4;
+inline constexpr int kSlotBits = 3 * kValueBits + kStageBits;
+inline constexpr int kCodeSlots = 6;
+inline constexpr int kRodataSlots = 3;
+
+struct TokenFamily {
+  TokenKind kind;
+  const char* name;
+  std::uint32_t first;  // id of payload 0
+  std::uint32_t count;
+};
 
 struct TraceToken {
   TokenKind kind;
-  std::uint32_t payload = 0;  // the 16-bit value, byte, or fault cause
+  std::uint32_t payload = 0;  // the value, byte, cause, digit or (for STAGE) k·256 + b
 };
 
-inline constexpr std::uint32_t val_token(std::uint32_t x) { return kValBase + (x & 0xFFFF); }
-inline constexpr std::uint32_t hi_token(std::uint32_t x) { return kHiBase + (x & 0xFFFF); }
-inline constexpr std::uint32_t jump_token(std::uint32_t x) { return kJumpBase + (x & 0xFFFF); }
-inline constexpr std::uint32_t out_token(std::uint32_t b) { return kOutBase + (b & 0xFF); }
-inline constexpr std::uint32_t exit_token(std::uint32_t b) { return kExitBase + (b & 0xFF); }
-inline constexpr std::uint32_t fault_token(FaultCause c) { return kFaultBase + static_cast<std::uint32_t>(c); }
+// The vocabulary of a machine: its families in id order. Only FAR's payload width depends on the
+// machine (the code word index bits above the low 8).
+class TraceVocabulary {
+ public:
+  explicit TraceVocabulary(const program::MachineSpec& spec);
 
-// Throws rvformer::Error for ids outside the vocabulary.
-TraceToken decode_token(std::uint32_t id);
-// "VAL(0x1234)", "OUT('A')", "FAULT(illegal instruction)", ...
-std::string describe_token(std::uint32_t id);
+  const std::vector<TokenFamily>& families() const { return families_; }
+  const TokenFamily& family(TokenKind kind) const { return families_[static_cast<int>(kind)]; }
+  std::uint32_t size() const { return size_; }
+  // The id of `kind` with `payload`; throws rvformer::Error for a payload outside the family.
+  std::uint32_t id(TokenKind kind, std::uint32_t payload = 0) const;
+  // Throws rvformer::Error for ids outside the vocabulary.
+  TraceToken decode(std::uint32_t id) const;
+  // "VAL(0x123)", "OUT('A')", "FAULT(illegal instruction)", ...
+  std::string describe(std::uint32_t id) const;
+
+  std::uint32_t val(std::uint32_t x) const { return id(TokenKind::kVal, x & 0xFFF); }
+  std::uint32_t hi(std::uint32_t x) const { return id(TokenKind::kHi, x & 0xFFF); }
+  std::uint32_t stage(std::uint32_t slot, std::uint32_t bits) const { return id(TokenKind::kStage, slot << kStageBits | bits); }
+
+ private:
+  std::vector<TokenFamily> families_;
+  std::uint32_t size_ = 0;
+};
+
+const char* fault_cause_name(FaultCause cause);
 
 }  // namespace rvformer::cpu

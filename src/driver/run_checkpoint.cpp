@@ -19,7 +19,7 @@ constexpr char kMagic[8] = {'R', 'V', 'F', 'R', 'U', 'N', '0', '1'};
 
 nlohmann::json to_json(const RunCheckpoint& c) {
   return {{"next_token", c.position.next_token},
-          {"steps_since_jump", c.position.steps_since_jump},
+          {"mirror", {c.position.mirror.base, c.position.mirror.steps, c.position.mirror.far_high}},
           {"instructions", c.position.instructions},
           {"trace_tokens", c.position.trace_tokens},
           {"load_tokens", c.position.load_tokens},
@@ -30,7 +30,8 @@ nlohmann::json to_json(const RunCheckpoint& c) {
 RunCheckpoint from_json(const nlohmann::json& j) {
   RunCheckpoint c;
   c.position.next_token = j.at("next_token").get<std::uint32_t>();
-  c.position.steps_since_jump = j.at("steps_since_jump").get<int>();
+  const nlohmann::json& mirror = j.at("mirror");
+  c.position.mirror = {mirror.at(0).get<std::uint32_t>(), mirror.at(1).get<std::uint32_t>(), mirror.at(2).get<std::uint32_t>()};
   c.position.instructions = j.at("instructions").get<std::uint64_t>();
   c.position.trace_tokens = j.at("trace_tokens").get<std::uint64_t>();
   c.position.load_tokens = j.at("load_tokens").get<std::uint64_t>();
@@ -41,9 +42,9 @@ RunCheckpoint from_json(const nlohmann::json& j) {
 
 }  // namespace
 
-std::uint64_t program_digest(const program::ProgramImage& image) {
+std::uint64_t program_digest(const program::ProgramImage& image, const Protocol& protocol) {
   std::uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a over the token ids
-  for (std::uint32_t token : program_load_tokens(image))
+  for (std::uint32_t token : program_load_tokens(image, protocol))
     for (int shift = 0; shift < 32; shift += 8) hash = (hash ^ ((token >> shift) & 0xFF)) * 0x100000001b3ull;
   return hash;
 }

@@ -20,7 +20,7 @@ struct RunCheckpoint {
 };
 
 // A digest of everything the image loads (its load tokens).
-std::uint64_t program_digest(const program::ProgramImage& image);
+std::uint64_t program_digest(const program::ProgramImage& image, const Protocol& protocol);
 
 void save_run_checkpoint(const std::filesystem::path& path, const RunCheckpoint& checkpoint, const engine::State& state);
 

@@ -25,7 +25,7 @@ class RunCheckpointFile : public ::testing::Test {
   void SetUp() override {
     for (int i = 0; i < 5; ++i) state_.advance();
     state_.gated_delta_net(0).recurrent[3] = 181.0f;
-    checkpoint_ = {{.next_token = 1234, .steps_since_jump = 3, .instructions = 2, .trace_tokens = 3, .load_tokens = 2}, 99, 77};
+    checkpoint_ = {{.next_token = 1234, .mirror = {3, 4, 5}, .instructions = 2, .trace_tokens = 3, .load_tokens = 2}, 99, 77};
     save_run_checkpoint(path_, checkpoint_, state_);
   }
   void TearDown() override { std::filesystem::remove(path_); }
@@ -53,7 +53,7 @@ class RunCheckpointFile : public ::testing::Test {
 TEST_F(RunCheckpointFile, RoundTripKeepsThePositionAndTheState) {
   auto [read, state] = read_run_checkpoint(path_, config_);
   EXPECT_EQ(read.position.next_token, 1234u);
-  EXPECT_EQ(read.position.steps_since_jump, 3);
+  EXPECT_EQ(read.position.mirror.steps, 4u);
   EXPECT_EQ(read.position.instructions, 2u);
   EXPECT_EQ(read.machine_fingerprint, 99u);
   EXPECT_EQ(read.program_digest, 77u);

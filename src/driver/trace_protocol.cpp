@@ -2,8 +2,8 @@
 #include "driver/trace_protocol.h"
 
 #include <algorithm>
+#include <array>
 
-#include "cpu/machine.h"
 #include "emulator/emulator.h"
 #include "support/error.h"
 
@@ -12,134 +12,200 @@ namespace {
 
 using cpu::TokenKind;
 
-std::uint32_t halfword(const std::vector<std::uint8_t>& bytes, std::size_t offset) {
-  auto byte = [&](std::size_t i) -> std::uint32_t { return i < bytes.size() ? bytes[i] : 0; };
-  return byte(offset) | byte(offset + 1) << 8;
+// What the model's token of each family means to the driver.
+enum class Role : std::uint8_t {
+  kCompletes,   // the step is complete: an instruction retired
+  kContinues,   // the step goes on; feed it back
+  kJump,        // the PC moved: an instruction retired, unless the pass only re-anchored the PC
+  kJumpHigh,    // the high bits of the next jump's target
+  kConsole,     // a byte for the console; the step is complete
+  kExit,        // the program ended
+  kInput,       // the program reads input: the driver answers in its place
+  kFault,       // a trap, with its report to follow
+  kDriverOnly,  // the model may not emit it
+};
+
+constexpr std::array<Role, cpu::kTokenKindCount> kRoles = [] {
+  std::array<Role, cpu::kTokenKindCount> roles{};
+  auto set = [&](TokenKind kind, Role role) { roles[static_cast<int>(kind)] = role; };
+  set(TokenKind::kVal, Role::kCompletes);
+  set(TokenKind::kHi, Role::kContinues);
+  set(TokenKind::kTop, Role::kContinues);
+  set(TokenKind::kDiv, Role::kContinues);
+  set(TokenKind::kJump, Role::kJump);
+  set(TokenKind::kJlo, Role::kJump);
+  set(TokenKind::kFar, Role::kJumpHigh);
+  set(TokenKind::kOut, Role::kConsole);
+  set(TokenKind::kExit, Role::kExit);
+  set(TokenKind::kWant, Role::kInput);
+  set(TokenKind::kFault, Role::kFault);
+  for (TokenKind kind : {TokenKind::kIn, TokenKind::kEof, TokenKind::kStage, TokenKind::kStart, TokenKind::kPad})
+    set(kind, Role::kDriverOnly);
+  return roles;
+}();
+
+std::uint32_t bit_of(const std::vector<std::uint8_t>& bytes, std::size_t bit) {
+  std::size_t byte = bit / 8;
+  return byte < bytes.size() ? (bytes[byte] >> (bit % 8)) & 1 : 0;
 }
 
-// Rows of `row_bytes` bytes, each as JUMP(destination | tag) and its halfwords; zero rows skipped.
-void add_rows(const std::vector<std::uint8_t>& bytes, std::size_t row_bytes, std::uint32_t tag,
-              std::vector<std::uint32_t>& tokens) {
+// Each half-row of `row_bytes` bytes that is not all zero: FAR and JLO naming it (with `region`
+// set for read-only data), then its bits in slots of VAL VAL VAL STAGE.
+void add_half_rows(const std::vector<std::uint8_t>& bytes, std::size_t row_bytes, int slots, std::uint32_t region,
+                   const cpu::TraceVocabulary& v, std::vector<std::uint32_t>& tokens) {
   for (std::size_t row = 0; row * row_bytes < bytes.size(); ++row) {
-    std::vector<std::uint32_t> halfwords;
-    bool nonzero = false;
-    for (std::size_t h = 0; h < row_bytes / 2; ++h) {
-      halfwords.push_back(halfword(bytes, row * row_bytes + 2 * h));
-      nonzero |= halfwords.back() != 0;
+    std::size_t first = row * row_bytes;
+    if (std::all_of(bytes.begin() + static_cast<std::ptrdiff_t>(first),
+                    bytes.begin() + static_cast<std::ptrdiff_t>(std::min(first + row_bytes, bytes.size())),
+                    [](std::uint8_t b) { return b == 0; }))
+      continue;
+    auto address = static_cast<std::uint32_t>(row) | region;
+    tokens.push_back(v.id(TokenKind::kFar, address >> cpu::kJumpLowBits));
+    tokens.push_back(v.id(TokenKind::kJlo, address & 0xFF));
+    auto bits = [&](std::size_t from, int count) {
+      std::uint32_t x = 0;
+      for (int i = 0; i < count; ++i)
+        if (from + i < 8 * row_bytes) x |= bit_of(bytes, 8 * first + from + i) << i;
+      return x;
+    };
+    for (int slot = 0; slot < slots; ++slot) {
+      std::size_t at = static_cast<std::size_t>(slot) * cpu::kSlotBits;
+      for (int k = 0; k < 3; ++k) tokens.push_back(v.val(bits(at + k * cpu::kValueBits, cpu::kValueBits)));
+      tokens.push_back(v.stage(static_cast<std::uint32_t>(slot), bits(at + 3 * cpu::kValueBits, cpu::kStageBits)));
     }
-    if (!nonzero) continue;
-    tokens.push_back(cpu::jump_token(static_cast<std::uint32_t>(row) | tag));
-    for (std::uint32_t h : halfwords) tokens.push_back(cpu::val_token(h));
   }
 }
 
 }  // namespace
 
-std::vector<std::uint32_t> program_load_tokens(const program::ProgramImage& image) {
-  if (image.map.name != program::kRvformerMap.name)
-    fail("the in-weights machine runs programs linked for the rvformer memory map, not {}", image.map.name);
+std::vector<std::uint32_t> program_load_tokens(const program::ProgramImage& image, const Protocol& protocol) {
+  const program::MemoryMap map = protocol.spec.memory_map();
+  if (image.map.name != map.name || image.map.code.size != map.code.size || image.map.ram.base != map.ram.base)
+    fail("the in-weights machine ({}) runs programs linked for its own memory map, not {}", map.name, image.map.name);
   // RAM starts zeroed, so zero-filled segments (.bss) need no tokens.
   if (std::any_of(image.ram.begin(), image.ram.end(), [](std::uint8_t b) { return b != 0; }))
     fail("the program initialises RAM directly; the in-weights machine loads code and read-only data only "
          "(the rvformer runtime's crt0 copies .data from read-only data)");
+  const cpu::TraceVocabulary& v = protocol.vocabulary;
   std::vector<std::uint32_t> tokens;
-  add_rows(image.code, cpu::kInstructionsPerRow * 4, 0, tokens);
-  add_rows(image.rodata, cpu::kRodataWordsPerRow * 4, 1u << 13, tokens);
-  tokens.push_back(cpu::kStartToken);
-  tokens.push_back(cpu::jump_token((image.entry - image.map.code.base) / 4));
+  add_half_rows(image.code, cpu::kInstructionsPerHalf * 4, cpu::kCodeSlots, 0, v, tokens);
+  add_half_rows(image.rodata, cpu::kRodataWordsPerHalf * 4, cpu::kRodataSlots, 1u << (protocol.spec.code_word_bits() - 3), v,
+                tokens);
+  std::uint32_t entry = (image.entry - map.code.base) / 4;
+  tokens.push_back(v.id(TokenKind::kFar, entry >> cpu::kJumpLowBits));
+  tokens.push_back(v.id(TokenKind::kJlo, entry & 0xFF));
+  tokens.push_back(v.id(TokenKind::kStart));
   return tokens;
 }
 
-RunResult run_program(TokenMachine& machine, const program::ProgramImage& image, const RunOptions& options) {
+void StepMirror::advance(const cpu::TraceToken& fed) {
+  switch (fed.kind) {
+    case TokenKind::kJump: base = (base & ~((1u << cpu::kValueBits) - 1)) | fed.payload, steps = 0; break;
+    case TokenKind::kFar: far_high = fed.payload; break;
+    case TokenKind::kJlo: base = far_high << cpu::kJumpLowBits | fed.payload, steps = 0; break;
+    case TokenKind::kVal:
+    case TokenKind::kOut:
+    case TokenKind::kIn:
+    case TokenKind::kEof: ++steps; break;
+    default: break;
+  }
+}
+
+std::uint32_t next_instruction_address(const RunPosition& position, const Protocol& protocol) {
+  StepMirror after = position.mirror;
+  after.advance(protocol.vocabulary.decode(position.next_token));
+  return protocol.spec.memory_map().code.base + 4 * after.pc_word();
+}
+
+RunResult run_program(TokenMachine& machine, const program::ProgramImage& image, const Protocol& protocol,
+                      const RunOptions& options) {
+  const cpu::TraceVocabulary& v = protocol.vocabulary;
   RunResult result;
+  StepMirror mirror;
   auto feed = [&](std::uint32_t token) {
     if (options.on_token) options.on_token(token);
+    mirror.advance(v.decode(token));
     return machine.feed(token);
   };
-  // The driver mirrors the machine's step counter only to tell a resync JUMP (issued after
-  // kResyncAt sequential steps, retiring nothing) from the JUMP of a jump instruction.
-  int steps_since_jump = 0;
   std::uint32_t token = 0;
   if (options.resume_from) {
     const RunPosition& from = *options.resume_from;
     token = from.next_token;
-    steps_since_jump = from.steps_since_jump;
+    mirror = from.mirror;
     result.instructions = from.instructions;
     result.trace_tokens = from.trace_tokens;
     result.load_tokens = from.load_tokens;
   } else {
-    std::vector<std::uint32_t> load = program_load_tokens(image);
-    result.load_tokens = load.size() - 1;  // the final JUMP(entry) is the first step of the program
+    std::vector<std::uint32_t> load = program_load_tokens(image, protocol);
+    result.load_tokens = load.size() - 1;  // START is the first step of the program
     for (std::size_t i = 0; i + 1 < load.size(); ++i) feed(load[i]);
     token = load.back();
   }
+  auto stop_here = [&](RunEnd end) {
+    result.end = end;
+    result.position = {token, mirror, result.instructions, result.trace_tokens, result.load_tokens};
+    return result;
+  };
   bool stopped = false;
   auto retire = [&] {
     ++result.instructions;
     if (options.on_retired && !options.on_retired(result.instructions)) stopped = true;
   };
   for (;;) {
-    if (result.instructions >= options.max_instructions) {
-      result.pending_token = token;
-      result.steps_since_jump = steps_since_jump;
-      return result;
-    }
+    if (result.instructions >= options.max_instructions) return stop_here(RunEnd::kInstructionLimit);
     const std::uint64_t retired_before = result.instructions;
-    cpu::TraceToken fed = cpu::decode_token(token);
-    if (fed.kind == TokenKind::kJump) steps_since_jump = 0;
-    if (fed.kind == TokenKind::kVal || fed.kind == TokenKind::kOut) ++steps_since_jump;
     std::uint32_t next = feed(token);
+    const bool resync_due = mirror.resync_due();
     ++result.trace_tokens;
-    if (options.after_pass && !options.after_pass()) {
-      result.end = RunEnd::kStopped;
-      return result;
-    }
-    cpu::TraceToken emitted = cpu::decode_token(next);
-    switch (emitted.kind) {
-      case TokenKind::kVal: retire(); break;
-      case TokenKind::kHi: break;
-      case TokenKind::kJump:
-        if (steps_since_jump != cpu::kResyncAt) retire();
+    if (options.after_pass && !options.after_pass()) return stop_here(RunEnd::kStopped);
+    cpu::TraceToken emitted = v.decode(next);
+    switch (kRoles[static_cast<int>(emitted.kind)]) {
+      case Role::kCompletes: retire(); break;
+      case Role::kContinues:
+      case Role::kJumpHigh: break;
+      case Role::kJump:
+        if (!resync_due) retire();
         break;
-      case TokenKind::kOut:
+      case Role::kConsole:
         if (options.console) options.console(static_cast<std::uint8_t>(emitted.payload));
         retire();
         break;
-      case TokenKind::kExit:
+      case Role::kExit:
         retire();
         result.end = RunEnd::kExited;
         result.exit_code = emitted.payload;
         return result;
-      case TokenKind::kFault: {
+      case Role::kInput: {
+        int byte = options.input ? options.input() : -1;
+        next = byte < 0 ? v.id(TokenKind::kEof) : v.id(TokenKind::kIn, static_cast<std::uint32_t>(byte & 0xFF));
+        retire();
+        break;
+      }
+      case Role::kFault: {
         result.trap.cause = static_cast<cpu::FaultCause>(emitted.payload);
         if (result.trap.cause == cpu::FaultCause::kFetchAccessAfterJump) retire();
-        // Four HI words follow: the trap's PC and address, high halves first.
-        std::uint32_t words[4];
+        // Six HI words follow: 64 bits, the trap's PC then its address, low bits first.
+        std::uint64_t bits = 0;
         std::uint32_t report = next;
-        for (std::uint32_t& w : words) {
+        for (int w = 0; w < cpu::kReportWords; ++w) {
           report = feed(report);
           ++result.trace_tokens;
-          cpu::TraceToken t = cpu::decode_token(report);
-          if (t.kind != TokenKind::kHi) fail("the model broke the trap report protocol with {}", cpu::describe_token(report));
-          w = t.payload;
+          cpu::TraceToken t = v.decode(report);
+          if (t.kind != TokenKind::kHi) fail("the model broke the trap report protocol with {}", v.describe(report));
+          bits |= std::uint64_t{t.payload} << (cpu::kValueBits * w);
         }
-        result.trap.pc = words[0] << 16 | words[1];
-        result.trap.address = words[2] << 16 | words[3];
+        result.trap.pc = static_cast<std::uint32_t>(bits);
+        result.trap.address = static_cast<std::uint32_t>(bits >> 32);
         result.end = RunEnd::kTrapped;
         return result;
       }
-      case TokenKind::kStart:
-      case TokenKind::kPad:
-        fail("the model emitted {}, which only the driver may send", cpu::describe_token(next));
-    }
-    if (stopped) {
-      result.end = RunEnd::kStopped;
-      return result;
+      case Role::kDriverOnly: fail("the model emitted {}, which only the driver may send", v.describe(next));
     }
     token = next;
+    if (stopped) return stop_here(RunEnd::kStopped);
     if (options.checkpoint && result.instructions != retired_before &&
         result.instructions % options.checkpoint_every == 0)
-      options.checkpoint({token, steps_since_jump, result.instructions, result.trace_tokens, result.load_tokens});
+      options.checkpoint({token, mirror, result.instructions, result.trace_tokens, result.load_tokens});
   }
 }
 

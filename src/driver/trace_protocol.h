@@ -1,7 +1,7 @@
 // driver/trace_protocol.h — turning a program into tokens, and a token stream back into what the
 // program did. The driver never touches the model's state: it feeds the image as tokens, then feeds
-// every token the model emits back to it, and reads console bytes, the exit status and trap
-// reports off the stream (docs/trace-protocol.md).
+// every token the model emits back to it (answering WANT with console input), and reads console
+// bytes, the exit status and trap reports off the stream (docs/trace-protocol.md).
 #pragma once
 
 #include <cstdint>
@@ -11,14 +11,22 @@
 #include <vector>
 
 #include "cpu/trace_tokens.h"
+#include "program/machine_spec.h"
 #include "program/program_image.h"
 
 namespace rvformer::driver {
 
-// Tokens that load `image` (code and read-only data rows that are not all zero) and start it:
-// JUMP(row) + halfwords per row, then START and JUMP(entry). Throws rvformer::Error for images the
-// in-weights machine cannot load (initialised RAM, a memory map other than rvformer's).
-std::vector<std::uint32_t> program_load_tokens(const program::ProgramImage& image);
+// What the driver needs to know of a machine: its memories and its vocabulary.
+struct Protocol {
+  explicit Protocol(const program::MachineSpec& machine_spec) : spec(machine_spec), vocabulary(machine_spec) {}
+  program::MachineSpec spec;
+  cpu::TraceVocabulary vocabulary;
+};
+
+// Tokens that load `image` (code and read-only data half-rows that are not all zero) and start it:
+// FAR, JLO and groups of VAL VAL VAL STAGE per half-row, then FAR, JLO (the entry) and START. Throws
+// rvformer::Error for images the in-weights machine cannot load (initialised RAM, another memory map).
+std::vector<std::uint32_t> program_load_tokens(const program::ProgramImage& image, const Protocol& protocol);
 
 // Anything that runs one forward pass: feed a token, get the next one.
 class TokenMachine {
@@ -35,31 +43,47 @@ struct TrapReport {
   std::uint32_t address = 0;
 };
 
+// The driver's mirror of the machine's PC: the code word of the last jump and the steps completed
+// since. It tells a resync (a JUMP that retires nothing) from a jump, and where a stopped run
+// would go on.
+struct StepMirror {
+  std::uint32_t base = 0;
+  std::uint32_t steps = 0;
+  std::uint32_t far_high = 0;  // a FAR token's payload, until its JLO
+  // The token was fed: a jump moves the base, a completed step advances the count.
+  void advance(const cpu::TraceToken& fed);
+  // The pass reads the counter after its own token's write: the step has left the base's row.
+  bool resync_due() const { return (base & 15) + steps == 16; }
+  std::uint32_t pc_word() const { return base + steps; }
+};
+
 // Where a run stands between two passes: with the model's state at that moment, enough to go on
 // later (RunOptions::resume_from).
 struct RunPosition {
   std::uint32_t next_token = 0;  // emitted by the last pass, not yet fed back
-  int steps_since_jump = 0;      // the driver's mirror of the machine's step counter
+  StepMirror mirror;
   std::uint64_t instructions = 0;
   std::uint64_t trace_tokens = 0;
   std::uint64_t load_tokens = 0;
 };
+
+// The byte address of the instruction a run stopped at `position` executes next.
+std::uint32_t next_instruction_address(const RunPosition& position, const Protocol& protocol);
 
 struct RunResult {
   RunEnd end = RunEnd::kInstructionLimit;
   std::uint32_t exit_code = 0;   // the low 8 bits of the code the program stored (POSIX status)
   TrapReport trap;
   std::uint64_t instructions = 0;  // retired
-  std::uint64_t trace_tokens = 0;  // passes after loading, the token that started the program included
+  std::uint64_t trace_tokens = 0;  // passes after loading, the one that started the program included
   std::uint64_t load_tokens = 0;
-  std::uint32_t pending_token = 0;  // kInstructionLimit: the last token emitted, not fed back
-  int steps_since_jump = 0;
-  RunPosition position() const { return {pending_token, steps_since_jump, instructions, trace_tokens, load_tokens}; }
+  RunPosition position;            // kInstructionLimit and kStopped: where to go on from
 };
 
 struct RunOptions {
   std::uint64_t max_instructions = ~std::uint64_t{0};
-  std::function<void(std::uint8_t)> console;   // each console byte
+  std::function<void(std::uint8_t)> console;    // each console byte
+  std::function<int()> input;                   // the next byte of console input, or -1 (none: -1)
   std::function<void(std::uint32_t)> on_token;  // every token fed (loading included), in order
   // Observers for verification; either may return false to stop the run (RunEnd::kStopped).
   // after_pass: after each pass of the run proper; the state then holds the registers and PC of
@@ -78,7 +102,8 @@ struct RunOptions {
 };
 
 // Loads (or resumes) and runs `image` on `machine`. Throws rvformer::Error if the stream breaks the protocol.
-RunResult run_program(TokenMachine& machine, const program::ProgramImage& image, const RunOptions& options);
+RunResult run_program(TokenMachine& machine, const program::ProgramImage& image, const Protocol& protocol,
+                      const RunOptions& options);
 
 // The same one-line description of a trap the golden machine gives ("illegal instruction at pc
 // 0x... (instruction 0x...)"), from a FAULT report and the program image (for the instruction word).

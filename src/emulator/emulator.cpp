@@ -86,6 +86,7 @@ std::string forbidden_access(const MemoryMap& map, std::uint32_t address, unsign
   if (map.code.contains(address)) return "in the code ROM, which is execute-only";
   if (map.rodata.contains(address)) return "in read-only data";
   if (!store) {
+    if (map.input_address != 0 && address == map.input_address) return "the input register, which takes only word loads (lw)";
     bool mmio = address == map.console_address || address == map.exit_address;
     return mmio ? "an output register, which cannot be read" : "not mapped";
   }
@@ -366,8 +367,14 @@ StepResult Emulator::execute(std::uint64_t budget) {
     retired_ += budget - remaining;
     return trap(TrapCause::kInstructionAddressMisaligned, pc, next);
   load_fault: {
-    retired_ += budget - remaining;
     const std::uint32_t address = a + imm;
+    if (in.op == Op::kLw && address == map_.input_address && map_.input_address != 0) {
+      x[in.rd] = static_cast<std::uint32_t>(input_ ? input_() : -1);
+      pc = next;
+      --remaining;
+      continue;
+    }
+    retired_ += budget - remaining;
     return trap(address % memory_access_width(in.op) != 0 ? TrapCause::kLoadAddressMisaligned
                                                           : TrapCause::kLoadAccessFault,
                 pc, address);

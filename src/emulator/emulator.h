@@ -61,11 +61,16 @@ struct RunResult {
 };
 
 using ConsoleSink = std::function<void(std::uint8_t)>;
+// The next byte of console input (0-255), or -1 at its end.
+using InputSource = std::function<int()>;
 
 class Emulator {
  public:
   // Registers start at zero (crt0 sets sp, gp and tp), RAM holds image.ram and zeros.
   explicit Emulator(const program::ProgramImage& image);
+
+  // Where word loads from the map's input register take their bytes; without one, input is empty.
+  void set_input(InputSource source) { input_ = std::move(source); }
 
   // Executes one instruction. Once the program has exited or trapped, returns that final result
   // again without executing anything.
@@ -109,6 +114,7 @@ class Emulator {
   std::uint32_t pc_ = 0;
   std::uint64_t retired_ = 0;
   std::optional<StepResult> final_;
+  InputSource input_;
 };
 
 }  // namespace rvformer::emulator

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "program/memory_map.h"
+#include "program/machine_spec.h"
 
 namespace rvformer::emulator {
 

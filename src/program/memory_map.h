@@ -1,13 +1,10 @@
-// program/memory_map.h — the machine's memory map: where code, read-only data, RAM and the MMIO
-// registers live, and what each region allows. `kRvformerMap` is the map of the rvformer CPU (the
-// golden emulator's default and the in-weights CPU's only map); `kQemuVirtMap` places the same
-// regions where QEMU's `virt` machine has RAM and devices, so one ELF runs on QEMU and on the
-// emulator in differential tests. docs/memory-map.md describes both.
+// program/memory_map.h — a memory map: where code, read-only data, RAM and the MMIO registers live,
+// and what each region allows. The rvformer maps derive from a MachineSpec (machine_spec.h);
+// `kQemuVirtMap` places the same regions where QEMU's `virt` machine has RAM and devices, so one
+// ELF runs on QEMU and on the emulator in differential tests. docs/memory-map.md describes them.
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <span>
 #include <string_view>
 
 namespace rvformer::program {
@@ -37,21 +34,12 @@ struct MemoryMap {
   std::uint32_t console_address;  // a byte store (sb) writes one byte to the console
   std::uint32_t exit_address;     // a word store (sw) ends the program
   ExitConvention exit_convention;
+  // A word load (lw) takes the next byte of console input (0-255), or -1 at its end; 0: no input.
+  std::uint32_t input_address = 0;
 
   // crt0 starts the stack 16 bytes below the end of RAM: 16-byte aligned as the ABI requires,
   // and inside 32 bits when RAM ends at 2^32.
   constexpr std::uint32_t initial_stack_pointer() const { return ram.base + ram.size - 16; }
-};
-
-// 0x00000000-0x00000FFF stays unmapped so that null-pointer accesses fault.
-inline constexpr MemoryMap kRvformerMap{
-    .name = "rvformer",
-    .code = {.base = 0x0010'0000, .size = 256 * 1024},
-    .rodata = {.base = 0x0000'1000, .size = 128 * 1024},
-    .ram = {.base = 0xFFFF'8000, .size = 32 * 1024},
-    .console_address = 0xFFFF'0000,
-    .exit_address = 0xFFFF'0004,
-    .exit_convention = ExitConvention::kExitCode,
 };
 
 // QEMU virt: RAM from 0x80000000, NS16550 UART transmit register at 0x10000000, sifive_test
@@ -65,15 +53,5 @@ inline constexpr MemoryMap kQemuVirtMap{
     .exit_address = 0x0010'0000,
     .exit_convention = ExitConvention::kSifiveTestFinisher,
 };
-
-inline constexpr MemoryMap kMemoryMaps[] = {kRvformerMap, kQemuVirtMap};
-
-// The map called `name`, or nothing.
-constexpr std::optional<MemoryMap> find_memory_map(std::string_view name) {
-  for (const MemoryMap& map : kMemoryMaps) {
-    if (map.name == name) return map;
-  }
-  return std::nullopt;
-}
 
 }  // namespace rvformer::program

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "program/memory_map.h"
+#include "program/machine_spec.h"
 
 namespace rvformer::program {
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "program/memory_map.h"
+#include "program/machine_spec.h"
 
 namespace rvformer::toolchain {
 

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "program/memory_map.h"
+#include "program/machine_spec.h"
 #include "program/program_image.h"
 
 namespace rvformer::toolchain {

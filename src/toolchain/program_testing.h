@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "program/memory_map.h"
+#include "program/machine_spec.h"
 #include "toolchain/program_loader.h"
 
 namespace rvformer::toolchain {

@@ -6,7 +6,7 @@
 #include "driver/compiled_machine.h"
 #include "driver/model_machine.h"
 #include "emulator/differential.h"
-#include "program/memory_map.h"
+#include "program/machine_spec.h"
 #include "toolchain/program_loader.h"
 #include "toolchain/source_tree.h"
 #include "verify/lockstep.h"

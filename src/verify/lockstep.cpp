@@ -20,7 +20,8 @@ class Lockstep {
  public:
   Lockstep(const cpu::Machine& machine, const std::vector<compiler::HeadSlot>& bank_heads, driver::StatefulTokenMachine& model,
            const program::ProgramImage& image, const LockstepOptions& options)
-      : reader_(machine, bank_heads), model_(model), image_(image), golden_(image), options_(options) {}
+      : reader_(machine, bank_heads), protocol_(machine.spec), model_(model), image_(image), golden_(image),
+        options_(options) {}
 
   LockstepReport run() {
     driver::RunOptions run{.max_instructions = options_.max_instructions,
@@ -32,7 +33,7 @@ class Lockstep {
                            .checkpoint = options_.checkpoint,
                            .resume_from = options_.resume_from};
     if (options_.resume_from) catch_up(options_.resume_from->instructions);
-    driver::RunResult result = driver::run_program(model_, image_, run);
+    driver::RunResult result = driver::run_program(model_, image_, protocol_, run);
     if (!report_.difference) compare_ending(result);
     if (!report_.difference && options_.free_run && result.end != driver::RunEnd::kInstructionLimit)
       compare_registers(/*with_pc=*/false);
@@ -127,7 +128,7 @@ class Lockstep {
         if (golden_exit_) return void(differ("the golden machine exited where the weights went on"));
         // One more pass commits the last instruction's register write and moves the PC on; what
         // else it does belongs to the next instruction and is not compared.
-        model_.feed(result.pending_token);
+        model_.feed(result.position.next_token);
         if (compare_registers()) report_.ending = "instruction limit";
         return;
       case driver::RunEnd::kStopped:
@@ -136,6 +137,7 @@ class Lockstep {
   }
 
   MachineStateReader reader_;
+  driver::Protocol protocol_;
   driver::StatefulTokenMachine& model_;
   const program::ProgramImage& image_;
   emulator::Emulator golden_;

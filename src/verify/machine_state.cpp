@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "compiler/physical.h"
-#include "program/memory_map.h"
+#include "program/machine_spec.h"
 #include "support/error.h"
 
 namespace rvformer::verify {
@@ -26,31 +26,49 @@ bool MachineStateReader::bit(const engine::RecurrentStateView& state, int bank, 
 }
 
 std::uint32_t MachineStateReader::pc(const engine::RecurrentStateView& state) const {
-  int bank = machine_.layout.pc_bank;
+  const cpu::MachineLayout& layout = machine_.layout;
+  int word_bits = machine_.spec.code_word_bits();
+  // The latch: base bits 0..7 in half 0 lanes 0..7, bits 8..11 from a near jump in lanes 8..11 or
+  // from a far one in lanes 12..15 (one of them is zero), bits 12.. in half 1.
   std::uint32_t base = 0;
-  for (int i = 0; i < 16; ++i) base |= std::uint32_t{bit(state, bank, 0, 0, i)} << i;
-  const compiler::HeadSlot& slot = bank_heads_[bank];
+  for (int i = 0; i < cpu::kJumpLowBits; ++i) base |= std::uint32_t{bit(state, layout.latch_bank, 0, 0, i)} << i;
+  for (int i = cpu::kJumpLowBits; i < cpu::kValueBits; ++i) {
+    bool near = bit(state, layout.latch_bank, 0, 0, i), far = bit(state, layout.latch_bank, 0, 0, i + 4);
+    if (near && far) fail("machine state corrupt: the PC latch holds bit {} from a near and a far jump", i);
+    base |= std::uint32_t{near || far} << i;
+  }
+  for (int i = cpu::kValueBits; i < word_bits; ++i)
+    base |= std::uint32_t{bit(state, layout.latch_bank, 0, 1, i - cpu::kValueBits)} << i;
   // The step counter lane holds V·2^-n.
-  float counter = state.recurrent_head(slot.layer, 2 * slot.head + 1)[0];
+  const compiler::HeadSlot& slot = bank_heads_[layout.control_bank];
+  float counter = state.recurrent_head(slot.layer, 2 * slot.head)[0];
   int exponent = 0;
   double mantissa = std::frexp(static_cast<double>(counter) / compiler::kBitValue, &exponent);
   if (counter <= 0 || mantissa != 0.5 || exponent > 1 || exponent < 1 - cpu::kCounterLevels)
     fail("machine state corrupt: the PC step counter holds {}", counter);
-  return program::kRvformerMap.code.base + 4 * (base + static_cast<std::uint32_t>(1 - exponent));
+  return machine_.spec.memory_map().code.base + 4 * (base + static_cast<std::uint32_t>(1 - exponent));
 }
 
+// A register is the sum of its three lane sets, at most one of them non-zero.
 std::array<std::uint32_t, 32> MachineStateReader::registers(const engine::RecurrentStateView& state) const {
   std::array<std::uint32_t, 32> x{};
   for (int r = 1; r < 32; ++r)
-    for (int i = 0; i < 32; ++i) x[r] |= std::uint32_t{bit(state, machine_.layout.register_bank, r, i / 16, i % 16)} << i;
+    for (int i = 0; i < 32; ++i) {
+      int sets = 0;
+      for (int s = 0; s < cpu::kRegisterLaneSets; ++s) sets += bit(state, machine_.layout.register_bank, r, i / 16, 16 * s + i % 16);
+      if (sets > 1) fail("machine state corrupt: register x{} bit {} is set in {} lane sets", r, i, sets);
+      x[r] |= std::uint32_t{sets == 1} << i;
+    }
   return x;
 }
 
+// RAM: bank address[..:10], row address[9:3], half address[2], one word per half.
 std::uint32_t MachineStateReader::ram_word(const engine::RecurrentStateView& state, std::uint32_t address) const {
-  int bank = machine_.layout.ram_banks.at((address >> 9) & 63);
-  int row = (address >> 2) & 127;
+  std::uint32_t offset = address - machine_.spec.memory_map().ram.base;
+  int bank = machine_.layout.ram_banks.at(offset >> 10);
+  int row = static_cast<int>((offset >> 3) & 127), half = static_cast<int>((offset >> 2) & 1);
   std::uint32_t word = 0;
-  for (int i = 0; i < 32; ++i) word |= std::uint32_t{bit(state, bank, row, i / 16, i % 16)} << i;
+  for (int i = 0; i < 32; ++i) word |= std::uint32_t{bit(state, bank, row, half, i)} << i;
   return word;
 }
 

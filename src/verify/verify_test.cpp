@@ -135,7 +135,7 @@ TEST_F(Verify, AResumedRunEndsInTheSameStateAsAnUninterruptedOne) {
   ASSERT_FALSE(expected.difference) << *expected.difference;
 
   auto file = std::filesystem::path(::testing::TempDir()) / "every_unit.checkpoint";
-  const std::uint64_t digest = driver::program_digest(image);
+  const std::uint64_t digest = driver::program_digest(image, driver::Protocol(machine_->spec));
   driver::FastModelMachine first(*model_);
   LockstepOptions saving;
   saving.max_instructions = 250;
@@ -187,7 +187,7 @@ class CorruptingMachine : public driver::StatefulTokenMachine {
 
 TEST_F(Verify, ACorruptedRegisterIsReportedAtOnce) {
   auto image = toolchain::compile_test_program("every_unit", kEveryUnit);
-  auto load_tokens = driver::program_load_tokens(image).size();
+  auto load_tokens = driver::program_load_tokens(image, driver::Protocol(machine_->spec)).size();
   CorruptingMachine weights(*model_, (*bank_heads_)[machine_->layout.register_bank], load_tokens + 40);
   LockstepReport report = run_lockstep(*machine_, *bank_heads_, weights, image, {});
   ASSERT_TRUE(report.difference);
@@ -247,7 +247,7 @@ TEST_F(Verify, ZeroingTheAddersWeightsBreaksThePrograms) {
   engine::write_checkpoint(dir, emitted.config, tensors);
   engine::FastModel ablated = engine::FastModel::load(dir);
   driver::FastModelMachine weights(ablated);
-  driver::program_load_tokens(image);  // errors before the run are not the ablation's doing
+  driver::program_load_tokens(image, driver::Protocol(machine_->spec));  // errors before the run are not the ablation's doing
   LockstepOptions options;
   options.max_instructions = 100'000;
   LockstepReport report;

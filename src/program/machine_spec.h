@@ -1,0 +1,69 @@
+// program/machine_spec.h — the sizes of the machine's memories, from which everything else derives:
+// the memory map programs are linked for, the circuit's memory banks, the trace vocabulary's jump
+// payloads, the driver's loading and the verifier's state reader. The default keeps the rvformer
+// map (256 KB code, 128 KB read-only data, 32 KB RAM); "large" gives 512 KB of code and 128 KB of
+// RAM (docs/memory-map.md).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "program/memory_map.h"
+
+namespace rvformer::program {
+
+struct MachineSpec {
+  std::string_view name;
+  std::uint32_t code_bytes;    // a power of two, 64 KB to 512 KB
+  std::uint32_t rodata_bytes;  // a multiple of 4 KB, at most 128 KB
+  std::uint32_t ram_bytes;     // a power of two, 8 KB to 128 KB
+
+  // Code from 1 MB, read-only data from 4 KB (below it: the null-pointer guard), RAM at the top of
+  // the address space and the MMIO page 32 KB below RAM.
+  constexpr MemoryMap memory_map() const {
+    std::uint32_t ram_base = static_cast<std::uint32_t>((std::uint64_t{1} << 32) - ram_bytes);
+    std::uint32_t mmio = ram_base - 0x8000;
+    return MemoryMap{.name = name,
+                     .code = {.base = 0x0010'0000, .size = code_bytes},
+                     .rodata = {.base = 0x0000'1000, .size = rodata_bytes},
+                     .ram = {.base = ram_base, .size = ram_bytes},
+                     .console_address = mmio,
+                     .exit_address = mmio + 4,
+                     .exit_convention = ExitConvention::kExitCode,
+                     .input_address = mmio + 8};
+  }
+  // Bits of a code word index (the code ROM holds code_bytes / 4 words).
+  constexpr int code_word_bits() const {
+    int bits = 0;
+    while ((std::uint32_t{1} << bits) < code_bytes / 4) ++bits;
+    return bits;
+  }
+};
+
+inline constexpr MachineSpec kDefaultMachine{"rvformer", 256 * 1024, 128 * 1024, 32 * 1024};
+inline constexpr MachineSpec kLargeMachine{"rvformer-large", 512 * 1024, 128 * 1024, 128 * 1024};
+inline constexpr MachineSpec kMachineSpecs[] = {kDefaultMachine, kLargeMachine};
+
+// The spec called `name`, or nothing.
+constexpr std::optional<MachineSpec> find_machine_spec(std::string_view name) {
+  for (const MachineSpec& spec : kMachineSpecs)
+    if (spec.name == name) return spec;
+  return std::nullopt;
+}
+
+// The map of the rvformer CPU (the golden emulator's default): 0x00000000-0x00000FFF stays unmapped
+// so that null-pointer accesses fault.
+inline constexpr MemoryMap kRvformerMap = kDefaultMachine.memory_map();
+static_assert(kRvformerMap.ram.base == 0xFFFF'8000 && kRvformerMap.console_address == 0xFFFF'0000);
+
+inline constexpr MemoryMap kMemoryMaps[] = {kRvformerMap, kLargeMachine.memory_map(), kQemuVirtMap};
+
+// The map called `name`, or nothing.
+constexpr std::optional<MemoryMap> find_memory_map(std::string_view name) {
+  for (const MemoryMap& map : kMemoryMaps)
+    if (map.name == name) return map;
+  return std::nullopt;
+}
+
+}  // namespace rvformer::program
