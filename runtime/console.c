@@ -1,7 +1,9 @@
-/* runtime/console.c — stdout/stderr on the console register and _exit through the exit register.
+/* runtime/console.c — stdin, stdout and stderr on the console registers, and _exit through the
+ * exit register.
  *
  * `rvformer cc` defines the addresses of the chosen memory map (src/program/memory_map.h):
- * RVFORMER_CONSOLE_ADDRESS (byte stores print one byte), RVFORMER_EXIT_ADDRESS (a word store ends
+ * RVFORMER_CONSOLE_ADDRESS (byte stores print one byte), RVFORMER_INPUT_ADDRESS where the map has
+ * console input (a word load takes the next byte, or -1 at the end), RVFORMER_EXIT_ADDRESS (a word store ends
  * the program), and RVFORMER_EXIT_SIFIVE_FINISHER when the exit register is QEMU virt's sifive_test
  * finisher, which takes (code << 16) | 0x3333 for a failure code and 0x5555 for success.
  */
@@ -19,7 +21,17 @@ static int console_put(char c, FILE* stream) {
     return (unsigned char)c;
 }
 
-static FILE console = FDEV_SETUP_STREAM(console_put, NULL, NULL, _FDEV_SETUP_WRITE);
+static int console_get(FILE* stream) {
+    (void)stream;
+#ifdef RVFORMER_INPUT_ADDRESS
+    int32_t c = *(volatile int32_t*)RVFORMER_INPUT_ADDRESS;
+    return c < 0 ? _FDEV_EOF : (int)c;
+#else
+    return _FDEV_EOF;
+#endif
+}
+
+static FILE console = FDEV_SETUP_STREAM(console_put, console_get, NULL, _FDEV_SETUP_RW);
 FILE* const stdin = &console;
 FILE* const stdout = &console;
 FILE* const stderr = &console;

@@ -69,13 +69,4 @@ Bits multiply_accumulate(Gates g, const Bits& a, const Bits& b, const std::vecto
                          const std::vector<Enable>& b_signed, const Form& high, const Enable& product,
                          const std::vector<ExtraRow>& rows, SignalId any);
 
-// RISC-V division of 32-bit operands: the `variant` forms (0/1, exactly one is 1 when enable is 1)
-// select div (signed quotient), divu, rem (signed remainder) or remu, and the result is the
-// selected 32 bits. Division by zero gives the quotient all ones and the remainder the dividend;
-// INT_MIN / −1 gives the quotient INT_MIN and the remainder 0; signed quotients round toward zero
-// and remainders take the dividend's sign. Outputs and intermediates are 0 when enable is 0.
-// 37 stages: absolute values, normalisation, 32 SRT steps, a three-stage finish (arith.cpp).
-Bits divide32(Gates g, const Bits& a, const Bits& b, const Form& div, const Form& divu, const Form& rem,
-              const Form& remu, const Enable& enable);
-
 }  // namespace rvformer::circuit

@@ -186,45 +186,5 @@ TEST(Arith, MultiplyInSixStages) {
   });
 }
 
-// RISC-V M-extension division, the reference for divide32.
-std::uint32_t riscv_divide(std::uint32_t a, std::uint32_t b, int variant) {
-  auto sa = static_cast<std::int32_t>(a), sb = static_cast<std::int32_t>(b);
-  bool overflow = a == 0x80000000u && b == 0xFFFFFFFFu;
-  switch (variant) {
-    case 0: return b == 0 ? 0xFFFFFFFFu : overflow ? a : static_cast<std::uint32_t>(sa / sb);  // div
-    case 1: return b == 0 ? 0xFFFFFFFFu : a / b;                                                 // divu
-    case 2: return b == 0 ? a : overflow ? 0 : static_cast<std::uint32_t>(sa % sb);              // rem
-    default: return b == 0 ? a : a % b;                                                          // remu
-  }
-}
-
-// Edge pairs, random pairs, random pairs with small divisors, and dividends next to a multiple of
-// the divisor (remainders 0, 1 and divisor − 1, where the final correction decides).
-std::vector<Case> division_cases() {
-  std::vector<Case> cases = cases_for(4, 2400, 5);
-  std::mt19937 random(6);
-  for (int i = 0; i < 800; ++i) {
-    auto b = static_cast<std::uint32_t>(random() % 256);
-    cases.push_back({static_cast<std::uint32_t>(random()), i % 2 ? b : 0u - b, static_cast<int>(random() % 4)});
-  }
-  for (int i = 0; i < 800; ++i) {
-    std::uint32_t b = static_cast<std::uint32_t>(random()) >> (random() % 32);
-    std::uint32_t multiple = b * (static_cast<std::uint32_t>(random()) >> (random() % 32));
-    int offset = static_cast<int>(random() % 3) - 1;
-    cases.push_back({multiple + static_cast<std::uint32_t>(offset), b, static_cast<int>(random() % 4)});
-  }
-  return cases;
-}
-
-TEST(Arith, DivideMatchesRiscVSemantics) {
-  // variants: div, divu, rem, remu
-  Harness h(division_cases(), 4);
-  Gates g(h.circuit(), "div");
-  Bits out = divide32(g, h.a(), h.b(), F(h.variant(0)), F(h.variant(1)), F(h.variant(2)), F(h.variant(3)), h.enable());
-  EXPECT_LE(h.stages(out), 37);
-  EXPECT_LE(h.max_neurons_per_stage(), 3500u);
-  h.check(out, [](const Case& k) { return riscv_divide(k.a, k.b, k.variant); });
-}
-
 }  // namespace
 }  // namespace rvformer::circuit

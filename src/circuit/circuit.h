@@ -75,6 +75,10 @@ struct Neuron {
 inline constexpr int kBankRows = 128;        // key head dimension
 inline constexpr int kBankHalves = 2;        // value heads per key head
 inline constexpr int kBankLanesPerHalf = 126;  // 128 value lanes minus two norm-balancing lanes
+// A lane of bits is compiled as Y·form − (Y − V) with V's low bits far below Y (compiler/physical.h):
+// where it stores a 1, its terms' absolute values, constant included, may add up to at most 3.
+// (A 0 lands at V − Y or below, far under SiLU's zero point, so rounding there cannot matter.)
+inline constexpr double kLaneMagnitudeLimit = 3;
 
 // Which row a port addresses: a one-hot select over the rows, or the row's number in binary. The
 // port is active only when every match literal and every condition (a 0/1 form) is 1; otherwise it selects nothing (a

@@ -110,14 +110,20 @@ double Evaluator::evaluate_lane(const LinearForm& form, const std::string& owner
   int ago = form.front().ago;
   bool levels = circuit_.signal(form.front().signal).stored_levels;
   ExactSum sum;
+  double magnitude = 0;
   const std::vector<double>* values = values_ago(ago);
   for (const Term& t : form) {
     if (t.ago != ago) fail("circuit: a lane of bank {} mixes terms of different passes", owner);
     if (circuit_.signal(t.signal).stored_levels != levels)
       fail("circuit: a lane of bank {} mixes stored levels with other signals", owner);
-    if (values) sum.add(t.weight * (*values)[t.signal]);
+    double term = values ? t.weight * (*values)[t.signal] : 0;
+    sum.add(term);
+    magnitude += std::fabs(term);
   }
   if (check_ && !sum.exact()) fail("circuit: a lane value of {} is not exact in fp32 (value {})", owner, sum.value());
+  if (check_ && !levels && sum.value() == 1 && magnitude > kLaneMagnitudeLimit)
+    fail("circuit: a lane of bank {} adds terms of magnitude {}, more than its encoding keeps exact", owner,
+         magnitude);
   double value = sum.value();
   if (levels) {
     if (check_ && value != 0 && value != 1 && value != 2 && value != 4)

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <sstream>
 
 #include "cli/cli_testing.h"
@@ -64,6 +65,25 @@ TEST_F(WeightsCommands, ExitStatusTrapsIllegalInstructionsAndTheLimitMatchTheEmu
                                         "int main(void) { volatile int* p = (int*)0xFFFF8002u; return *p; }\n")});
   expect_same_as_emulator({"--max-instructions", "1000", write_source("loop.c", "int main(void) { for (;;) {} }\n")});
   expect_same_as_emulator({"--max-instructions", "777", toolchain::default_program().string()});
+}
+
+// Console input is delivered when the program asks for it, from --input FILE (standard input
+// otherwise), the same on both machines; end of input reads as EOF.
+TEST_F(WeightsCommands, ConsoleInputReachesTheProgramOnBothMachines) {
+  std::string input = path("input.txt");
+  std::ofstream(input) << "The quick brown fox\n\x01\xff jumps";
+  std::string checksum = write_source("checksum.c",
+                                      "#include <stdio.h>\n"
+                                      "int main(void) {\n"
+                                      "  unsigned h = 5381, n = 0; int c;\n"
+                                      "  while ((c = getchar()) != EOF) h = h * 33 + (unsigned)c, n++;\n"
+                                      "  printf(\"%u bytes, hash %08x\\n\", n, h);\n"
+                                      "  return (int)(h & 0x7F);\n"
+                                      "}\n");
+  ProcessResult result = rvformer({"run", "--on", "emulator", "--input", input, checksum});
+  EXPECT_EQ(result.standard_output, "25 bytes, hash a0bbc6a4\n") << result.standard_error;
+  expect_same_as_emulator({"--input", input, checksum});
+  expect_same_as_emulator({checksum});  // standard input is empty here
 }
 
 TEST_F(WeightsCommands, DumpTraceWritesEveryTokenFed) {

@@ -28,6 +28,7 @@ struct RunOptions {
   std::optional<std::uint64_t> max_instructions;
   WeightsOptions weights;                 // --model, --engine (weights only)
   std::optional<std::string> dump_trace;  // --dump-trace FILE (weights only)
+  std::optional<std::string> input;       // --input FILE: console input instead of standard input
 };
 
 struct CompileCommandOptions {
@@ -42,6 +43,24 @@ void write_console_byte(std::uint8_t byte) {
   std::fputc(byte, stdout);
   if (byte == '\n') std::fflush(stdout);
 }
+
+// The program's console input: bytes of --input FILE or of standard input, read only when the
+// program asks for one.
+class ConsoleInput {
+ public:
+  explicit ConsoleInput(const std::optional<std::string>& path) : file_(stdin, [](std::FILE*) { return 0; }) {
+    if (!path) return;
+    file_ = {std::fopen(path->c_str(), "rb"), std::fclose};
+    if (!file_) fail("cannot read the console input {}", *path);
+  }
+  int next() {
+    int c = std::fgetc(file_.get());
+    return c == EOF ? -1 : c;
+  }
+
+ private:
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file_;
+};
 
 struct RunStats {
   std::string on;
@@ -87,6 +106,8 @@ std::optional<std::string> run_failure(const emulator::RunResult& result,
 
 int run_on_emulator(const program::ProgramImage& image, const RunOptions& options) {
   emulator::Emulator machine(image);
+  ConsoleInput input(options.input);
+  machine.set_input([&input] { return input.next(); });
   auto start = std::chrono::steady_clock::now();
   emulator::RunResult result =
       machine.run(options.max_instructions.value_or(std::numeric_limits<std::uint64_t>::max()),
@@ -111,6 +132,7 @@ int run_in_weights(const program::ProgramImage& image, const RunOptions& options
   // Check the image before the long model work: a bad image fails in a second.
   driver::Protocol protocol(program::kDefaultMachine);
   driver::program_load_tokens(image, protocol);
+  ConsoleInput input(options.input);
   LoadedMachine loaded = load_machine(options.weights);
 
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> dump(nullptr, std::fclose);
@@ -121,6 +143,7 @@ int run_in_weights(const program::ProgramImage& image, const RunOptions& options
   driver::RunOptions run;
   run.max_instructions = options.max_instructions.value_or(std::numeric_limits<std::uint64_t>::max());
   run.console = write_console_byte;
+  run.input = [&input] { return input.next(); };
   run.on_token = [&](std::uint32_t token) { if (dump) fmt::print(dump.get(), "{}\n", token); };
   auto start = std::chrono::steady_clock::now();
   driver::RunResult result = driver::run_program(*loaded.token_machine, image, protocol, run);
@@ -174,6 +197,8 @@ void add_run_command(CLI::App& app, Action& action) {
   add_weights_options(*run, options->weights);
   run->add_option("--dump-trace", options->dump_trace,
                   "Write every token fed to the model (loading included), one id per line, to FILE");
+  run->add_option("--input", options->input,
+                  "Console input (getchar, read(0)) from FILE instead of standard input");
   run->callback([options, &action] { action = [options] { return run_command(*options); }; });
 }
 

@@ -1,4 +1,4 @@
-// The divider compiled to real weights: the engine's forward pass must agree with the exact
+// The multiplier compiled to real weights: the engine's forward pass must agree with the exact
 // evaluator on every case, to the bit — the next token and every output signal.
 #include <gtest/gtest.h>
 
@@ -20,45 +20,52 @@ namespace {
 
 using namespace circuit;
 
-struct Division {
+struct Product {
   std::uint32_t a, b;
-  int variant;  // div, divu, rem, remu
+  int variant;  // mul, mulh, mulhsu, mulhu
   std::uint32_t result;
 };
 
-// Quotients and remainders of non-zero divisors without overflow (the special cases are covered
-// by the evaluator tests), with pairwise distinct results so that each has its own output token.
-std::vector<Division> divisions(int count) {
+std::uint32_t riscv_multiply(std::uint32_t a, std::uint32_t b, int variant) {
+  std::int64_t sa = static_cast<std::int32_t>(a), sb = static_cast<std::int32_t>(b);
+  std::uint64_t ua = a, ub = b;
+  switch (variant) {
+    case 0: return static_cast<std::uint32_t>(ua * ub);
+    case 1: return static_cast<std::uint32_t>(static_cast<std::uint64_t>(sa * sb) >> 32);
+    case 2: return static_cast<std::uint32_t>(static_cast<std::uint64_t>(sa * static_cast<std::int64_t>(ub)) >> 32);
+    default: return static_cast<std::uint32_t>((ua * ub) >> 32);
+  }
+}
+
+// Random operands of every magnitude, with pairwise distinct results so that each has its own
+// output token.
+std::vector<Product> products(int count) {
   std::mt19937 random(11);
-  std::vector<Division> out;
+  std::vector<Product> out;
   std::set<std::uint32_t> results;
   while (static_cast<int>(out.size()) < count) {
-    auto a = static_cast<std::uint32_t>(random());
+    auto a = static_cast<std::uint32_t>(random()) >> (random() % 32);
     auto b = static_cast<std::uint32_t>(random()) >> (random() % 32);
+    if (random() % 2) b = 0u - b;
     int variant = static_cast<int>(random() % 4);
-    auto sa = static_cast<std::int32_t>(a), sb = static_cast<std::int32_t>(b);
-    if (b == 0 || (sa == INT32_MIN && sb == -1)) continue;
-    std::uint32_t result = variant == 0 ? static_cast<std::uint32_t>(sa / sb)
-                           : variant == 1 ? a / b
-                           : variant == 2 ? static_cast<std::uint32_t>(sa % sb)
-                                          : a % b;
+    std::uint32_t result = riscv_multiply(a, b, variant);
     if (results.insert(result).second) out.push_back({a, b, variant, result});
   }
   return out;
 }
 
-// Token CASE i feeds division i to divide32; the result leaves as one-hots of its eight nibbles,
+// Token CASE i feeds product i to multiply32; the result leaves as one-hots of its eight nibbles,
 // and token RESULT j scores one for each nibble that matches result j: 8 for the right one, at
 // most 7 for any other.
-struct DividerMachine {
+struct MultiplierMachine {
   Circuit c;
-  std::vector<Division> cases;
+  std::vector<Product> cases;
   Bits a, b;
   std::vector<SignalId> variant;
   SignalId enable;
   std::vector<SignalId> nibble_is;  // [16·group + value]
 
-  explicit DividerMachine(std::vector<Division> divisions) : cases(std::move(divisions)) {
+  explicit MultiplierMachine(std::vector<Product> products) : cases(std::move(products)) {
     for (int i = 0; i < 32; ++i) {
       std::string bit = std::to_string(i);
       a.push_back(c.add_input("a" + bit));
@@ -66,8 +73,10 @@ struct DividerMachine {
     }
     for (int v = 0; v < 4; ++v) variant.push_back(c.add_input("variant" + std::to_string(v)));
     enable = c.add_input("enable");
-    Gates g(c, "div");
-    Bits out = divide32(g, a, b, F(variant[0]), F(variant[1]), F(variant[2]), F(variant[3]), enable);
+    Gates g(c, "mul");
+    auto signed_when = [&](int v) { return Enable({lit(enable), lit(variant[v])}); };
+    Bits out = multiply32(g, a, b, {signed_when(1), signed_when(2)}, {signed_when(1)},
+                          F(variant[1]) + F(variant[2]) + F(variant[3]), enable);
     for (int group = 0; group < 8; ++group) {
       Bits nibble(out.begin() + 4 * group, out.begin() + 4 * group + 4);
       for (SignalId s : decode_one_hot(g, "nibble" + std::to_string(group), nibble)) {
@@ -87,12 +96,12 @@ struct DividerMachine {
   }
 };
 
-TEST(ArithWeights, CompiledDividerMatchesTheEvaluatorBitForBit) {
-  DividerMachine m(divisions(40));
+TEST(ArithWeights, CompiledMultiplierMatchesTheEvaluatorBitForBit) {
+  MultiplierMachine m(products(40));
   CircuitGraph graph = analyze(m.c);
   Placement placement = place(m.c, graph);
   EmittedModel emitted = emit(m.c, graph, placement);
-  auto dir = std::filesystem::path(::testing::TempDir()) / "divider_model";
+  auto dir = std::filesystem::path(::testing::TempDir()) / "multiplier_model";
   engine::write_checkpoint(dir, emitted.config, emitted.tensors_to_write());
   emitted = {};  // the tensors are on disk; free them before the engine maps its own
   engine::Model model = engine::Model::load(dir);
@@ -105,7 +114,7 @@ TEST(ArithWeights, CompiledDividerMatchesTheEvaluatorBitForBit) {
   for (std::uint32_t i = 0; i < m.cases.size(); ++i) {
     std::uint32_t token = m.c.token_id("CASE", i);
     std::uint32_t expected = e.step(token);
-    ASSERT_EQ(expected, m.c.token_id("RESULT", i)) << "the evaluator divides correctly";
+    ASSERT_EQ(expected, m.c.token_id("RESULT", i)) << "the evaluator multiplies correctly";
     ASSERT_EQ(model.decode_argmax(state, token), expected) << "case " << i;
     for (SignalId s : m.c.outputs())
       ASSERT_EQ(residual[placement.signal_dim[s]], static_cast<float>(e.value(s))) << m.c.signal(s).name << ", case " << i;

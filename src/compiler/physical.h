@@ -25,10 +25,14 @@ inline constexpr double kOneHotLevel = 32;
 inline constexpr double kSelectGate = 128;
 
 // A stored 1 bit: V with fl(V · fp32(128^-½)) = 16 exactly (bits 0x433504f4). V is not a bf16
-// number, so a lane's value is Y·bit − (Y − V): the bit's weight Y is, and the constant Y − V is
-// split into bf16 pieces. A 0 bit gives −(Y − V) ≤ −89, where SiLU is exactly −0.
+// number, so a lane's value is Y·form − (Y − V): the bit's weight Y = 272 is, and the constant is
+// split into bf16 pieces. A 0 gives at most V − Y ≤ −89, where SiLU is exactly −0.
 inline const double kBitValue = static_cast<double>(std::bit_cast<float>(std::uint32_t{0x433504f4}));
-inline constexpr double kLaneGate = 512;
+inline constexpr double kLaneGate = 272;
+// V's lowest set bit is 2^-14, so a lane's terms sum to V exactly in any order while their
+// magnitudes add up to less than 2^24 · 2^-14 = 1024; with Y = 272 that holds for every form that
+// stores a 1 with terms of magnitude at most circuit::kLaneMagnitudeLimit = 3 (the worst case,
+// three unit terms and no constant: 3·272 + (272 − V) = 907).
 // Two balancing lanes per value head hold V·2^18, reading as 2^22: the mean square of a read-out is
 // then 2^38 whatever the data (126 lanes of up to 4 stored units read at most 126·64², below half
 // an ulp of 2^45), so the gated RMSNorm multiplies by exactly 2^-19.

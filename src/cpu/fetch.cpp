@@ -39,6 +39,21 @@ void MachineBuilder::add_code_rom() {
   insn_.stored.clear();
   for (int b = 0; b < 2 * kInstructionLanes; ++b) insn_.stored.push_back(g.signal("stored[" + std::to_string(b) + "]"));
   insn_.sign_copy = g.signal("sign_copy");
+  insn_.class_complement.clear();
+  std::vector<circuit::Term> ones;
+  for (int b = 0; b < Instruction::kClassBits; ++b) {
+    insn_.class_complement.push_back(g.signal("class_complement[" + std::to_string(b) + "]"));
+    ones.push_back({insn_.class_complement.back(), 1});
+  }
+  c_.add_neuron({Form(1.0).terms(), Form(1.0).terms(), ones, 1, "fetch"});
+  // A stored bit's neurons also write its complement, with the opposite sign.
+  auto with_complements = [&](std::vector<circuit::Term> down) {
+    std::size_t n = down.size();
+    for (std::size_t i = 0; i < n; ++i)
+      for (int b = 0; b < Instruction::kClassBits; ++b)
+        if (down[i].signal == insn_.stored[b]) down.push_back({insn_.class_complement[b], -down[i].weight});
+    return down;
+  };
   constexpr double kOff = 8;  // pushes every ramp of an unselected slot below zero (x ≤ 4)
   for (int s = 0; s < 2 * kInstructionsPerHalf; ++s)
     for (int m = 0; m < kInstructionLanes; ++m) {
@@ -46,9 +61,9 @@ void MachineBuilder::add_code_rom() {
       Form x = F(fetched[s][m]) - kOff * (Form(1.0) - F(control_.slot[s]));
       std::vector<circuit::Term> second{{low, -2}, {high, 1}}, third{{low, 1.5}, {high, -1}};
       if (m == kInstructionLanes - 1) second.push_back({insn_.sign_copy, 1}), third.push_back({insn_.sign_copy, -1});
-      c_.add_neuron({x.terms(), Form(1.0).terms(), {{low, 1}}, 1, "fetch"});
-      c_.add_neuron({(x - 1).terms(), Form(1.0).terms(), second, 1, "fetch"});
-      c_.add_neuron({(x - 2).terms(), Form(1.0).terms(), third, 1, "fetch"});
+      c_.add_neuron({x.terms(), Form(1.0).terms(), with_complements({{low, 1}}), 1, "fetch"});
+      c_.add_neuron({(x - 1).terms(), Form(1.0).terms(), with_complements(second), 1, "fetch"});
+      c_.add_neuron({(x - 2).terms(), Form(1.0).terms(), with_complements(third), 1, "fetch"});
     }
 }
 

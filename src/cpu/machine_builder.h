@@ -77,7 +77,7 @@ struct TokenInputs {
 };
 
 // What the LM head reads: a value payload and a jump target, each with its complement (dual
-// rail: the token spelling a payload scores one per matching bit), the trap cause, and one gate
+// rail: the token spelling a payload scores per matching bit, cpu/tokens.cpp), the trap cause, and one gate
 // per way of choosing the next token, exactly one of which is 1 in every pass.
 struct TokenOutputs {
   Bits r, not_r;  // 32 bits: a value, a byte, a report or remainder word, a quotient digit
@@ -122,13 +122,20 @@ struct StagedRow {
   Form commit_code, commit_rodata;                  // the STAGE slot that completes a half-row
 };
 
-// The selected instruction: its 30 stored bits, and a second copy of the word's bit 31.
+// The selected instruction: its 30 stored bits, the complements of its class bits, and a second
+// copy of the word's bit 31.
 struct Instruction {
+  static constexpr int kClassBits = 4;
   Bits stored;
+  // 1 − stored[b] for the class bits: a lane that ANDs class literals names each by the signal
+  // that is 0 when the literal holds, so a true lane adds no terms but its bit.
+  Bits class_complement;
   // Sign extension takes bit 31 and its copy by turns, 8 bits each, so that sums of up to 16
   // immediate bits never weigh one signal with more than 8 consecutive powers of two (bf16).
   SignalId sign_copy = 0;
-  std::vector<Literal> is_class(int cls) const { return match_bits(stored, 0, 4, static_cast<std::uint32_t>(cls)); }
+  std::vector<Literal> is_class(int cls) const {
+    return match_bits(stored, 0, kClassBits, static_cast<std::uint32_t>(cls));
+  }
   SignalId writes_rd() const { return stored[4]; }
   // Bits of the original word (7..31).
   SignalId word(int bit) const { return stored[bit - 2]; }

@@ -5,20 +5,29 @@
 // one pass later, in the pass of the token that completes the instruction: its row (rd), whether
 // it writes at all, and the early values come through the conv's previous-token tap; the late value
 // comes with the token itself. Each register bit has three lanes, of which at most one is 1:
-//   * lui:  the U immediate, for LUI (an AND in the lane value: its class bits and the bit);
+//   * lui:  the U immediate, for LUI (an AND in the lane value: the class and the bit);
 //   * link: the address after the instruction, for JAL and JALR (class bits 3..1 = 011);
 //   * late: the value the completing token brings (VAL, after HI and TOP; IN; EOF).
 // Two identical copies give two read ports (rs1, rs2); row 0 (x0) is never written.
+#include <algorithm>
+
 #include "cpu/machine_builder.h"
+#include "support/error.h"
 
 namespace rvformer::cpu {
 namespace {
 
-// AND of the literals and `bit` (a 0/1 form) as a lane value, looking one pass back.
-circuit::LinearForm previous_and(const std::vector<Literal>& literals, const Form& bit) {
+// AND of class literals and `bit` (a 0/1 form) as a lane value, looking one pass back: `bit` minus
+// the signals that are 1 where a literal fails, so that a true lane's only term is its bit (the
+// lane's terms then stay within circuit::kLaneMagnitudeLimit).
+circuit::LinearForm previous_and(const Instruction& insn, const std::vector<Literal>& literals, const Form& bit) {
   Form sum = bit;
-  for (const Literal& l : literals) sum += l.negated ? Form(1.0) - F(l.signal) : F(l.signal);
-  return looking_back(sum - static_cast<double>(literals.size()), 1);
+  for (const Literal& l : literals) {
+    auto b = std::find(insn.stored.begin(), insn.stored.begin() + Instruction::kClassBits, l.signal) - insn.stored.begin();
+    if (b == Instruction::kClassBits) fail("cpu: a register lane ANDs a literal that is not a class bit");
+    sum -= F(l.negated ? insn.stored[b] : insn.class_complement[b]);
+  }
+  return looking_back(sum, 1);
 }
 
 }  // namespace
@@ -67,8 +76,8 @@ void MachineBuilder::add_register_file() {
       for (int set = 0; set < kRegisterLaneSets; ++set)
         for (int i = 16 * h; i < 16 * h + 16; ++i) {
           circuit::LinearForm lane;
-          if (set == 0 && i >= 12) lane = previous_and(is_lui, F(insn_.word(i)));
-          if (set == 1 && !link[i].terms().empty()) lane = previous_and(is_jal_or_jalr, link[i]);
+          if (set == 0 && i >= 12) lane = previous_and(insn_, is_lui, F(insn_.word(i)));
+          if (set == 1 && !link[i].terms().empty()) lane = previous_and(insn_, is_jal_or_jalr, link[i]);
           if (set == 2) lane = late_[i];
           bank.write.lanes[h].push_back(lane);
           bank.read.lanes[h].push_back({{value[i], 1}});

@@ -3,19 +3,22 @@
 //
 // The LM head chooses the next token by score: every gate of TokenOutputs adds kGateScore to the
 // tokens of its family, and a payload scores one per bit that matches the dual-rail payload (the
-// bit's rail when it is 1, its complement's when it is 0). Within a value's first pass the
-// families VAL, HI and TOP also score the bits a payload of theirs would sign-extend (four each),
-// plus a bonus, so that the shortest spelling of the value wins (docs/trace-protocol.md derives
-// the weights). The evaluator checks the winner's margin in every pass.
+// bit's rail when it is 1, its complement's when it is 0; two for VAL, HI and TOP). Within a
+// value's first pass those three families also score the bits a payload of theirs would
+// sign-extend (four each), plus a bonus, so that the shortest spelling of the value wins
+// (docs/trace-protocol.md derives the weights). The evaluator checks the winner's margin in every pass.
 #include "cpu/machine_builder.h"
 
 namespace rvformer::cpu {
 namespace {
 
 constexpr double kGateScore = 128;
+// A value's families score 2 per payload bit and 4 per sign-extended bit; with these bonuses the
+// shortest spelling wins by at least 1 (docs/trace-protocol.md derives the window of each).
+constexpr double kValuePayloadScore = 2;
 constexpr double kSignExtensionScore = 4;
 constexpr double kHiBonus = 47;   // HI beats VAL unless the value fits 12 bits,
-constexpr double kTopBonus = 81;  // TOP beats HI unless it fits 24.
+constexpr double kTopBonus = 86;  // TOP beats HI unless it fits 24.
 
 using Setter = std::function<void(SignalId, double)>;
 
@@ -114,7 +117,7 @@ void MachineBuilder::add_token_families() {
     set(o.first, kGateScore);
     set(o.last, kGateScore);
     if (x == 0) set(o.plain, kGateScore);
-    score_payload(o.r, o.not_r, 0, kValueBits, x, 1, set);
+    score_payload(o.r, o.not_r, 0, kValueBits, x, kValuePayloadScore, set);
     std::uint32_t sign = (x >> (kValueBits - 1)) & 1;
     for (int i = kValueBits; i < 32; ++i) set(sign ? o.r[i] : o.not_r[i], kSignExtensionScore);
   };
@@ -122,13 +125,13 @@ void MachineBuilder::add_token_families() {
     set(o.first, kGateScore + kHiBonus);
     set(o.mid, kGateScore);
     set(o.hi, kGateScore);
-    score_payload(o.r, o.not_r, kValueBits, kValueBits, y, 1, set);
+    score_payload(o.r, o.not_r, kValueBits, kValueBits, y, kValuePayloadScore, set);
     std::uint32_t sign = (y >> (kValueBits - 1)) & 1;
     for (int i = 2 * kValueBits; i < 32; ++i) set(sign ? o.r[i] : o.not_r[i], kSignExtensionScore);
   };
   auto top_code = [o](std::uint32_t z, const Setter& set) {
     set(o.first, kGateScore + kTopBonus);
-    score_payload(o.r, o.not_r, 2 * kValueBits, kTopBits, z, 1, set);
+    score_payload(o.r, o.not_r, 2 * kValueBits, kTopBits, z, kValuePayloadScore, set);
   };
   auto gated = [](SignalId gate, const Bits& rail, const Bits& complement, int low, int width) {
     return [=](std::uint32_t x, const Setter& set) {

@@ -8,7 +8,7 @@
 //            keeps, a remainder of a long division, or a trap report word. The step goes on.
 //   TOP(x)   the top 8 bits of a value (then HI, then VAL).
 //   JUMP(x)  the PC becomes code word x with the same bits above the low 12 (a near jump).
-//   FAR(h)   the high bits of the next jump target (then JLO). While loading: a row address.
+//   FAR(h)   the high bits of the next jump target (then JLO). While loading: the high bits of a half-row address.
 //   JLO(l)   the PC becomes code word (FAR's h << 8) | l.
 //   OUT(b)   the console prints byte b; the step is complete.
 //   EXIT(b)  the program ended with exit status b.

@@ -47,6 +47,7 @@ std::vector<std::string> mmio_definitions(const program::MemoryMap& map) {
       "-DRVFORMER_CONSOLE_ADDRESS=" + hex(map.console_address) + "u",
       "-DRVFORMER_EXIT_ADDRESS=" + hex(map.exit_address) + "u",
   };
+  if (map.input_address != 0) definitions.push_back("-DRVFORMER_INPUT_ADDRESS=" + hex(map.input_address) + "u");
   if (map.exit_convention == program::ExitConvention::kSifiveTestFinisher) {
     definitions.push_back("-DRVFORMER_EXIT_SIFIVE_FINISHER");
   }

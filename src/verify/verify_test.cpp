@@ -103,6 +103,16 @@ TEST_F(Verify, FreeRunComparesTheEndingAndTheFinalRegisters) {
   EXPECT_EQ(report.instructions, emulator_instructions(image));
 }
 
+// Every long-division path (fast cases, each quotient digit and remainder piece, signs, INT_MIN/−1,
+// division by zero) on edge and random operands, with registers and PC checked after every pass.
+TEST_F(Verify, DivisionsOfEdgeAndRandomOperandsRunInLockstep) {
+  auto image = toolchain::compile_test_program("divide", toolchain::division_test_program(11, 60));
+  driver::FastModelMachine weights(*model_);
+  LockstepReport report = run_lockstep(*machine_, *bank_heads_, weights, image, {});
+  EXPECT_FALSE(report.difference) << *report.difference;
+  EXPECT_EQ(report.instructions, emulator_instructions(image));
+}
+
 // Random instruction streams (the generator of the QEMU differential tests, linked for this
 // machine's map) in lockstep: every RV32IM + Zba instruction, edge-case operands, every store width.
 TEST_F(Verify, RandomInstructionStreamsRunInLockstep) {
@@ -258,7 +268,7 @@ TEST_F(Verify, ZeroingTheAddersWeightsBreaksThePrograms) {
   }
   std::filesystem::remove_all(dir);
   ASSERT_TRUE(report.difference) << "the program ran correctly without the adder";
-  EXPECT_LT(report.instructions, 100u) << *report.difference;
+  EXPECT_LT(report.instructions, 1000u) << *report.difference;  // crt0 and the first loop
 }
 
 }  // namespace
