@@ -186,6 +186,13 @@ Value filter_escape(const Value& v, Arguments& args) {
 
 Value filter_first(const Value& v, Arguments& args) {
   Params("first", args, {});
+  if (v.kind() == Value::Kind::iterator && !v.as_iterator().is_view()) {
+    // next(iter(generator)) takes one item and leaves the rest.
+    Iterator& it = v.as_iterator();
+    if (!it.items) it.items = it.produce();
+    if (it.position < it.items->size()) return (*it.items)[it.position++];
+    return Value::undefined("No first item, sequence was empty.");
+  }
   const std::vector<Value> items = iterate(v);
   if (items.empty()) return Value::undefined("No first item, sequence was empty.");
   return items.front();
@@ -193,6 +200,9 @@ Value filter_first(const Value& v, Arguments& args) {
 
 Value filter_last(const Value& v, Arguments& args) {
   Params("last", args, {});
+  if (v.kind() == Value::Kind::iterator && !v.as_iterator().is_view()) {
+    raise(ErrorKind::type, fmt::format("'{}' object is not reversible", type_name(v)));
+  }
   const std::vector<Value> items = iterate(v);
   if (items.empty()) return Value::undefined("No last item, sequence was empty.");
   return items.back();
@@ -226,13 +236,19 @@ Value filter_int(const Value& v, Arguments& args) {
   return p.get(0, Value(0));
 }
 
+std::vector<Value> item_pairs(const Dict& d) {
+  std::vector<Value> items;
+  for (const auto& [key, value] : d.entries) items.push_back(Value::tuple({key, value}));
+  return items;
+}
+
 Value filter_items(const Value& v, Arguments& args) {
   Params("items", args, {});
-  if (v.is_undefined()) return Value::list({});
-  if (v.kind() != Value::Kind::dict) raise(ErrorKind::type, "Can only get item pairs from a mapping.");
-  std::vector<Value> items;
-  for (const auto& [key, value] : v.as_dict().entries) items.push_back(Value::tuple({key, value}));
-  return Value::list(std::move(items));
+  return Value::iterator(Iterator::Type::generator, [v]() -> std::vector<Value> {
+    if (v.is_undefined()) return {};
+    if (v.kind() != Value::Kind::dict) raise(ErrorKind::type, "Can only get item pairs from a mapping.");
+    return item_pairs(v.as_dict());
+  });
 }
 
 Value filter_join(const Value& v, Arguments& args) {
@@ -263,9 +279,23 @@ Value filter_upper(const Value& v, Arguments& args) {
   return Value(python::upper(to_str(v)));
 }
 
+// Jinja's title (not str.title): the first character of each word upper-cased and the rest
+// lower-cased, words being separated by runs of '-', whitespace, '(', '{', '[' and '<'.
 Value filter_title(const Value& v, Arguments& args) {
   Params("title", args, {});
-  return Value(python::title(to_str(v)));
+  const std::u32string cps = python::code_points(to_str(v));
+  auto separator = [](char32_t c) { return c == '-' || c == '(' || c == '{' || c == '[' || c == '<' || python::is_space(c); };
+  std::string out;
+  for (std::size_t i = 0; i < cps.size();) {
+    std::size_t j = i;
+    const bool in_separator = separator(cps[i]);
+    while (j < cps.size() && separator(cps[j]) == in_separator) ++j;
+    const std::string piece = python::utf8(std::u32string_view(cps).substr(i, j - i));
+    const std::size_t first = python::utf8(std::u32string(1, cps[i])).size();
+    out += python::upper(piece.substr(0, first)) + python::lower(piece.substr(first));
+    i = j;
+  }
+  return Value(std::move(out));
 }
 
 Value aggregate(const Value& v, Arguments& args, std::string_view name, bool want_max) {
@@ -298,9 +328,17 @@ Value filter_reverse(const Value& v, Arguments& args) {
     std::reverse(cps.begin(), cps.end());
     return Value(python::utf8(cps));
   }
-  std::vector<Value> items = iterate(v);
+  std::vector<Value> items;
+  try {
+    items = iterate(v);
+  } catch (const ValueError& e) {
+    if (e.kind != ErrorKind::type) throw;
+    raise(ErrorKind::runtime, "argument must be iterable");
+  }
   std::reverse(items.begin(), items.end());
-  return Value::list(std::move(items));
+  // reversed() of a list is an iterator; a generator cannot be reversed, so Jinja makes a list.
+  if (v.kind() == Value::Kind::iterator && !v.as_iterator().is_view()) return Value::list(std::move(items));
+  return Value::iterator(Iterator::Type::list_reverseiterator, [items = std::move(items)] { return items; });
 }
 
 // Python's round(x, n): half to even on the exact binary value, as printf's rounding does.
@@ -335,31 +373,35 @@ Value filter_safe(const Value& v, Arguments& args) {
   return Value(to_str(v));
 }
 
-// select / reject / selectattr / rejectattr.
+// select / reject / selectattr / rejectattr: generators, so even a bad test name fails only when
+// the result is used.
 Value select_items(const Value& v, Arguments& args, std::string_view name, bool by_attribute, bool keep_when) {
-  std::vector<Value> positional = args.positional;
-  if (!args.keyword.empty()) raise(ErrorKind::type, fmt::format("{}() got an unexpected keyword argument '{}'", name, args.keyword[0].first));
-  Value attribute;
-  if (by_attribute) {
-    if (positional.empty()) raise(ErrorKind::type, fmt::format("{}() missing the attribute argument", name));
-    attribute = positional.front();
-    positional.erase(positional.begin());
-  }
-  TestFunction test = nullptr;
-  if (!positional.empty()) {
-    const std::string test_name = to_str(positional.front());
-    test = find_test(test_name);
-    if (!test) raise(ErrorKind::runtime, fmt::format("No test named '{}'", test_name));
-    positional.erase(positional.begin());
-  }
-  std::vector<Value> kept;
-  for (const Value& item : iterate(v)) {
-    const Value subject = by_attribute ? attribute_path(item, attribute) : item;
-    Arguments test_args{positional, {}};
-    const bool passed = test ? test(subject, test_args) : truthy(subject);
-    if (passed == keep_when) kept.push_back(item);
-  }
-  return Value::list(std::move(kept));
+  return Value::iterator(Iterator::Type::generator, [v, args, name = std::string(name), by_attribute, keep_when] {
+    if (!truthy(v)) return std::vector<Value>();  // Jinja yields nothing for a false input, iterable or not
+    std::vector<Value> positional = args.positional;
+    if (!args.keyword.empty()) raise(ErrorKind::type, fmt::format("{}() got an unexpected keyword argument '{}'", name, args.keyword[0].first));
+    Value attribute;
+    if (by_attribute) {
+      if (positional.empty()) raise(ErrorKind::type, fmt::format("{}() missing the attribute argument", name));
+      attribute = positional.front();
+      positional.erase(positional.begin());
+    }
+    TestFunction test = nullptr;
+    if (!positional.empty()) {
+      const std::string test_name = to_str(positional.front());
+      test = find_test(test_name);
+      if (!test) raise(ErrorKind::runtime, fmt::format("No test named '{}'", test_name));
+      positional.erase(positional.begin());
+    }
+    std::vector<Value> kept;
+    for (const Value& item : iterate(v)) {
+      const Value subject = by_attribute ? attribute_path(item, attribute) : item;
+      Arguments test_args{positional, {}};
+      const bool passed = test ? test(subject, test_args) : truthy(subject);
+      if (passed == keep_when) kept.push_back(item);
+    }
+    return kept;
+  });
 }
 
 Value filter_select(const Value& v, Arguments& args) { return select_items(v, args, "select", false, true); }
@@ -367,8 +409,9 @@ Value filter_reject(const Value& v, Arguments& args) { return select_items(v, ar
 Value filter_selectattr(const Value& v, Arguments& args) { return select_items(v, args, "selectattr", true, true); }
 Value filter_rejectattr(const Value& v, Arguments& args) { return select_items(v, args, "rejectattr", true, false); }
 
-Value filter_map(const Value& v, Arguments& args) {
+std::vector<Value> map_items(const Value& v, const Arguments& args) {
   std::vector<Value> out;
+  if (!truthy(v)) return out;  // as Jinja: nothing for a false input, iterable or not
   if (args.positional.empty()) {
     const Params p("map", args, {"attribute", "default"});
     if (!p.has(0)) raise(ErrorKind::type, "map() requires a filter name or attribute=");
@@ -377,7 +420,7 @@ Value filter_map(const Value& v, Arguments& args) {
       if (mapped.is_undefined() && p.has(1)) mapped = p.get(1);
       out.push_back(std::move(mapped));
     }
-    return Value::list(std::move(out));
+    return out;
   }
   const std::string filter_name = to_str(args.positional.front());
   const FilterFunction filter = find_filter(filter_name);
@@ -386,7 +429,11 @@ Value filter_map(const Value& v, Arguments& args) {
     Arguments rest{std::vector<Value>(args.positional.begin() + 1, args.positional.end()), args.keyword};
     out.push_back(filter(item, rest));
   }
-  return Value::list(std::move(out));
+  return out;
+}
+
+Value filter_map(const Value& v, Arguments& args) {
+  return Value::iterator(Iterator::Type::generator, [v, args] { return map_items(v, args); });
 }
 
 Value filter_sort(const Value& v, Arguments& args) {
@@ -442,18 +489,20 @@ Value filter_trim(const Value& v, Arguments& args) {
 }
 
 Value filter_unique(const Value& v, Arguments& args) {
-  const Params p("unique", args, {"case_sensitive", "attribute"});
-  std::vector<Value> seen;
-  std::vector<Value> out;
-  for (const Value& item : iterate(v)) {
-    const Value key = key_of(item, p, 1, p.flag(0));
-    require_hashable(key);
-    if (std::none_of(seen.begin(), seen.end(), [&](const Value& s) { return equal(s, key); })) {
-      seen.push_back(key);
-      out.push_back(item);
+  return Value::iterator(Iterator::Type::generator, [v, args] {
+    const Params p("unique", args, {"case_sensitive", "attribute"});
+    std::vector<Value> seen;
+    std::vector<Value> out;
+    for (const Value& item : iterate(v)) {
+      const Value key = key_of(item, p, 1, p.flag(0));
+      require_hashable(key);
+      if (std::none_of(seen.begin(), seen.end(), [&](const Value& s) { return equal(s, key); })) {
+        seen.push_back(key);
+        out.push_back(item);
+      }
     }
-  }
-  return Value::list(std::move(out));
+    return out;
+  });
 }
 
 Value filter_indent(const Value& v, Arguments& args) {
@@ -533,8 +582,8 @@ bool test_sequence(const Value& v, Arguments& a) {
 }
 bool test_iterable(const Value& v, Arguments& a) {
   const Value::Kind k = v.kind();
-  return no_arguments(a, "iterable") &&
-         (k == Value::Kind::string || k == Value::Kind::sequence || k == Value::Kind::dict || k == Value::Kind::undefined);
+  return no_arguments(a, "iterable") && (k == Value::Kind::string || k == Value::Kind::sequence || k == Value::Kind::dict ||
+                                         k == Value::Kind::undefined || k == Value::Kind::iterator);
 }
 bool test_escaped(const Value&, Arguments& a) { return !no_arguments(a, "escaped"); }
 bool test_lower(const Value& v, Arguments& a) {
@@ -547,11 +596,11 @@ bool test_upper(const Value& v, Arguments& a) {
 }
 bool test_even(const Value& v, Arguments& a) {
   no_arguments(a, "even");
-  return integer_argument(v, "even") % 2 == 0;
+  return equal(arithmetic(Arithmetic::modulo, v, Value(2)), Value(0));
 }
 bool test_odd(const Value& v, Arguments& a) {
   no_arguments(a, "odd");
-  return integer_argument(v, "odd") % 2 != 0;
+  return equal(arithmetic(Arithmetic::modulo, v, Value(2)), Value(1));
 }
 bool test_divisibleby(const Value& v, Arguments& a) {
   const Value n = test_argument(a, "divisibleby");
@@ -716,18 +765,25 @@ std::optional<Value> string_method(const Value& self, std::string_view name) {
 }
 
 std::optional<Value> dict_method(const Value& self, std::string_view name) {
-  if (name == "items") {
-    return bound(self, "dict.items", [](const Value& d, Arguments& a) { return filter_items(d, a); });
-  }
+  auto view = [&](Iterator::Type type, std::string method_name, std::function<std::vector<Value>(const Dict&)> items) {
+    return bound(self, "dict." + method_name, [type, method_name, items = std::move(items)](const Value& d, Arguments& a) {
+      Params(method_name, a, {});
+      return Value::iterator(type, [d, items] { return items(d.as_dict()); });
+    });
+  };
+  if (name == "items") return view(Iterator::Type::dict_items, "items", item_pairs);
   if (name == "keys") {
-    return bound(self, "dict.keys", [](const Value& d, Arguments& a) { return filter_list(d, a); });
+    return view(Iterator::Type::dict_keys, "keys", [](const Dict& d) {
+      std::vector<Value> keys;
+      for (const auto& entry : d.entries) keys.push_back(entry.first);
+      return keys;
+    });
   }
   if (name == "values") {
-    return bound(self, "dict.values", [](const Value& d, Arguments& a) {
-      Params("values", a, {});
+    return view(Iterator::Type::dict_values, "values", [](const Dict& d) {
       std::vector<Value> values;
-      for (const auto& entry : d.as_dict().entries) values.push_back(entry.second);
-      return Value::list(std::move(values));
+      for (const auto& entry : d.entries) values.push_back(entry.second);
+      return values;
     });
   }
   if (name == "get") {

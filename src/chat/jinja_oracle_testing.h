@@ -58,6 +58,10 @@ inline std::vector<Rendering> render_with_jinja2(const std::vector<OracleCase>& 
     ADD_FAILURE() << "the Jinja2 oracle failed (is the Debian package python3-jinja2 installed?):\n" << result.standard_error;
     return {};
   }
+  if (const char* keep = std::getenv("RVFORMER_KEEP_ORACLE_FILES")) {  // for studying failures
+    std::filesystem::copy_file(in_path, std::string(keep) + ".cases.json", std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::copy_file(out_path, std::string(keep) + ".results.json", std::filesystem::copy_options::overwrite_existing);
+  }
   std::ifstream out(out_path);
   std::stringstream text;
   text << out.rdbuf();

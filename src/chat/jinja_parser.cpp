@@ -588,7 +588,7 @@ class Parser {
     if (!is_op(":")) {
       start = parse_expression(true);
       if (!is_op(":")) {
-        if (is_op(",")) unsupported(line, "tuple subscripts are not supported by this template engine");
+        if (is_op(",")) start = parse_tuple_subscript(line, std::move(start));
         expect_op("]");
         return std::make_unique<ItemExpr>(line, std::move(node), std::move(start));
       }
@@ -604,6 +604,19 @@ class Parser {
     }
     expect_op("]");
     return slice;
+  }
+
+  // x[a, b]: the key is the tuple (a, b).
+  ExprPtr parse_tuple_subscript(int line, ExprPtr first) {
+    std::vector<ExprPtr> items;
+    items.push_back(std::move(first));
+    while (is_op(",")) {
+      advance();
+      if (is_op("]")) break;
+      items.push_back(parse_expression(true));
+      if (is_op(":")) unsupported(line, "slices inside tuple subscripts are not supported by this template engine");
+    }
+    return std::make_unique<SequenceExpr>(line, std::move(items), true);
   }
 
   CallArguments parse_call_arguments() {

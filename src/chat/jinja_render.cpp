@@ -2,6 +2,8 @@
 // loop's body and a macro call get a fresh scope per iteration or call (assignments inside do not
 // leak out, and do not carry over between iterations); `if` bodies share the enclosing scope;
 // macros read the variables of the scope they were defined in at call time.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "chat/jinja_builtins.h"

@@ -145,6 +145,16 @@ std::vector<OracleCase> table() {
       make("sandbox blocks list mutation", "{{ l.append(3) }}", R"({"l": [1]})"),
       make("sandbox blocks dict mutation", "{{ d.update({'a': 2}) }}", R"({"d": {}})"),
       make("unsafe attribute prints nothing", "[{{ l.append }}]", R"({"l": [1]})"),
+      make("generators", "{{ [0, 1, 2]|select|list|length }} {% if []|select %}always{% endif %} {{ ([1]|map('string')|list)[0] }} "
+           "{% set g = [1, 2]|map('string') %}{{ g|list }}{{ g|list }} {{ ([3, 4]|select)|first }} {{ [1, 2]|reverse|list }} "
+           "{% set lazy = 'ab'|items %}lazy-ok {{ 2 in [1, 2, 3]|select }}"),
+      make("generator has no length", "{{ [1]|map('string')|length }}"),
+      make("generator is not reversible", "{{ [1]|select|last }}"),
+      make("generator is not a sequence", "{{ [1]|select is sequence }} {{ [1]|select is iterable }}"),
+      make("dict views", "{{ d.items() }} {{ d.keys() }} {{ d.values() }} {{ d.items()|length }} {{ 'a' in d.keys() }} {% if {}.items() %}T{% else %}F{% endif %}",
+           R"({"d": {"a": 1, "b": [2]}})"),
+      make("string modulo without specifiers", "{{ 'abc' % () }} {{ 'abc' % {'a': 1} }}"),
+      make("string modulo with an argument", "{{ 'abc' % 5 }}"),
       // globals
       make("range", "{{ range(3)|list }} {{ range(1, 7, 2)|list }} {{ range(5, 0, -2)|list }} {{ range(0)|list }}"),
       make("dict global", "{{ dict(a=1, b='x') }}"),

@@ -1,6 +1,7 @@
 // chat/jinja_value.cpp — see jinja_value.h.
 #include "chat/jinja_value.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -50,6 +51,14 @@ void Dict::set(Value key, Value value) {
   entries.emplace_back(std::move(key), std::move(value));
 }
 
+std::vector<Value> Iterator::take() {
+  if (!items) items = produce();
+  if (is_view()) return *items;
+  std::vector<Value> rest(items->begin() + static_cast<std::ptrdiff_t>(position), items->end());
+  position = items->size();
+  return rest;
+}
+
 bool Object::set_attribute(std::string_view, Value) { return false; }
 std::string Object::repr() const { return fmt::format("<{} object>", type_name()); }
 
@@ -77,6 +86,7 @@ bool same_object(const Value& a, const Value& b) {
     case Value::Kind::dict: return &a.as_dict() == &b.as_dict();
     case Value::Kind::callable: return &a.as_callable() == &b.as_callable();
     case Value::Kind::object: return a.as_object() == b.as_object();
+    case Value::Kind::iterator: return &a.as_iterator() == &b.as_iterator();
   }
   return false;
 }
@@ -103,6 +113,14 @@ std::string type_name(const Value& v) {
     case Value::Kind::dict: return "dict";
     case Value::Kind::callable: return "function";
     case Value::Kind::object: return std::string(v.as_object()->type_name());
+    case Value::Kind::iterator:
+      switch (v.as_iterator().type) {
+        case Iterator::Type::generator: return "generator";
+        case Iterator::Type::list_reverseiterator: return "list_reverseiterator";
+        case Iterator::Type::dict_items: return "dict_items";
+        case Iterator::Type::dict_keys: return "dict_keys";
+        case Iterator::Type::dict_values: return "dict_values";
+      }
   }
   return "object";
 }
@@ -137,6 +155,7 @@ bool truthy(const Value& v) {
     case Value::Kind::string: return !v.as_string().empty();
     case Value::Kind::sequence: return !v.as_sequence().items.empty();
     case Value::Kind::dict: return !v.as_dict().entries.empty();
+    case Value::Kind::iterator: return !v.as_iterator().is_view() || length(v) > 0;
     default: return true;
   }
 }
@@ -253,6 +272,11 @@ std::string to_repr(const Value& v) {
     }
     case Value::Kind::callable: return fmt::format("<{}>", v.as_callable().name);
     case Value::Kind::object: return v.as_object()->repr();
+    case Value::Kind::iterator: {
+      Iterator& it = v.as_iterator();
+      if (!it.is_view()) return fmt::format("<{} object>", type_name(v));
+      return fmt::format("{}([{}])", type_name(v), repr_items(it.take()));
+    }
   }
   return "";
 }
@@ -271,6 +295,7 @@ std::vector<Value> iterate(const Value& v) {
       for (const auto& entry : v.as_dict().entries) keys.push_back(entry.first);
       return keys;
     }
+    case Value::Kind::iterator: return v.as_iterator().take();
     default: raise(ErrorKind::type, fmt::format("'{}' object is not iterable", type_name(v)));
   }
 }
@@ -281,6 +306,9 @@ std::int64_t length(const Value& v) {
     case Value::Kind::string: return static_cast<std::int64_t>(python::code_points(v.as_string()).size());
     case Value::Kind::sequence: return static_cast<std::int64_t>(v.as_sequence().items.size());
     case Value::Kind::dict: return static_cast<std::int64_t>(v.as_dict().entries.size());
+    case Value::Kind::iterator:
+      if (v.as_iterator().is_view()) return static_cast<std::int64_t>(v.as_iterator().take().size());
+      [[fallthrough]];
     default: raise(ErrorKind::type, fmt::format("object of type '{}' has no len()", type_name(v)));
   }
 }
@@ -359,6 +387,8 @@ std::vector<std::size_t> slice_indices(std::int64_t size, const Value& start_val
 
 }  // namespace
 
+// Jinja compiles slices to plain Python subscripts (not environment.getitem), so values that
+// cannot be sliced raise TypeError instead of giving an undefined value.
 Value slice(const Value& container, const Value& start, const Value& stop, const Value& step) {
   require_defined(container);
   if (container.is_string()) {
@@ -373,7 +403,8 @@ Value slice(const Value& container, const Value& start, const Value& stop, const
     for (std::size_t i : slice_indices(static_cast<std::int64_t>(s.items.size()), start, stop, step)) out.push_back(s.items[i]);
     return s.tuple ? Value::tuple(std::move(out)) : Value::list(std::move(out));
   }
-  return Value::undefined(fmt::format("'{}' has no element slice", object_description(container)));
+  if (container.kind() == Value::Kind::dict) raise(ErrorKind::type, "unhashable type: 'slice'");
+  raise(ErrorKind::type, fmt::format("'{}' object is not subscriptable", type_name(container)));
 }
 
 namespace {
@@ -501,9 +532,24 @@ Value repeat(const Value& sequence, std::int64_t times) {
 
 bool repeatable(const Value& v) { return v.is_string() || v.kind() == Value::Kind::sequence; }
 
+// `text % args` for text without conversion specifiers, the only case this engine implements.
+// Python then accepts no arguments: (), or anything it treats as a mapping (dict, list, Jinja's
+// undefined, all of which have __getitem__).
+Value format_string(const Value& text, const Value& args) {
+  if (text.as_string().find('%') != std::string::npos) {
+    raise(ErrorKind::unsupported, "printf-style string formatting with % is not supported by this template engine");
+  }
+  const bool empty_tuple = args.kind() == Value::Kind::sequence && args.as_sequence().tuple && args.as_sequence().items.empty();
+  const bool mapping_like = args.kind() == Value::Kind::dict || args.is_undefined() ||
+                            (args.kind() == Value::Kind::sequence && !args.as_sequence().tuple);
+  if (!empty_tuple && !mapping_like) raise(ErrorKind::type, "not all arguments converted during string formatting");
+  return text;
+}
+
 }  // namespace
 
 Value arithmetic(Arithmetic op, const Value& a, const Value& b) {
+  if (op == Arithmetic::modulo && a.is_string()) return format_string(a, b);
   require_defined(a);
   require_defined(b);
   if (a.is_number() && b.is_number()) {
@@ -527,9 +573,6 @@ Value arithmetic(Arithmetic op, const Value& a, const Value& b) {
     if (repeatable(a) || repeatable(b)) {
       raise(ErrorKind::type, fmt::format("can't multiply sequence by non-int of type '{}'", type_name(repeatable(a) ? b : a)));
     }
-  }
-  if (op == Arithmetic::modulo && a.is_string()) {
-    raise(ErrorKind::unsupported, "printf-style string formatting with % is not supported by this template engine");
   }
   unsupported_operands(op, a, b);
 }
@@ -567,6 +610,19 @@ bool contains(const Value& container, const Value& item) {
     case Value::Kind::dict:
       require_hashable(item);
       return container.as_dict().find(item) != nullptr;
+    case Value::Kind::iterator: {
+      // A generator is consumed up to the item found, as in Python.
+      Iterator& it = container.as_iterator();
+      if (it.is_view()) {
+        const std::vector<Value> items = it.take();
+        return std::any_of(items.begin(), items.end(), [&](const Value& v) { return equal(v, item); });
+      }
+      if (!it.items) it.items = it.produce();
+      while (it.position < it.items->size()) {
+        if (equal((*it.items)[it.position++], item)) return true;
+      }
+      return false;
+    }
     default: raise(ErrorKind::type, fmt::format("argument of type '{}' is not iterable", type_name(container)));
   }
 }

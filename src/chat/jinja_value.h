@@ -92,7 +92,23 @@ struct Callable {
   std::function<Value(Interpreter&, Arguments&)> call;
 };
 
-// Objects with attributes: namespace(), the loop variable, cycler().
+// What Jinja's filters and dict methods return instead of lists: generators (map, select,
+// reject, selectattr, rejectattr, unique, items), reverse iterators, and dict views. Generators are
+// computed on first use, can be consumed once, are always true and have no length; views have a
+// length and can be iterated again.
+struct Iterator {
+  enum class Type { generator, list_reverseiterator, dict_items, dict_keys, dict_values };
+  Type type;
+  std::function<std::vector<Value>()> produce;  // run once, on first iteration
+  std::optional<std::vector<Value>> items;
+  std::size_t position = 0;
+
+  bool is_view() const { return type == Type::dict_items || type == Type::dict_keys || type == Type::dict_values; }
+  // The items not consumed yet; a generator is used up by this.
+  std::vector<Value> take();
+};
+
+// Objects with attributes: namespace(), the loop variable.
 class Object {
  public:
   virtual ~Object() = default;
@@ -105,7 +121,7 @@ class Object {
 
 class Value {
  public:
-  enum class Kind { undefined, none, boolean, integer, floating, string, sequence, dict, callable, object };
+  enum class Kind { undefined, none, boolean, integer, floating, string, sequence, dict, callable, object, iterator };
 
   Value() : data_(Undefined{}) {}
   static Value undefined(std::string hint, bool unsafe = false) { return Value(Undefined{std::move(hint), unsafe}); }
@@ -123,6 +139,9 @@ class Value {
     return Value(std::make_shared<const Callable>(Callable{std::move(name), std::move(call)}));
   }
   static Value object(std::shared_ptr<Object> o) { return Value(std::move(o)); }
+  static Value iterator(Iterator::Type type, std::function<std::vector<Value>()> produce) {
+    return Value(std::make_shared<Iterator>(Iterator{type, std::move(produce), std::nullopt, 0}));
+  }
 
   Kind kind() const { return static_cast<Kind>(data_.index()); }
   bool is_undefined() const { return kind() == Kind::undefined; }
@@ -140,6 +159,7 @@ class Value {
   const Dict& as_dict() const { return *std::get<std::shared_ptr<const Dict>>(data_); }
   const Callable& as_callable() const { return *std::get<std::shared_ptr<const Callable>>(data_); }
   const std::shared_ptr<Object>& as_object() const { return std::get<std::shared_ptr<Object>>(data_); }
+  Iterator& as_iterator() const { return *std::get<std::shared_ptr<Iterator>>(data_); }
 
   // Python `a is b` for the `sameas` test: singletons and small integers by value, containers by
   // identity.
@@ -148,13 +168,14 @@ class Value {
  private:
   using Data = std::variant<Undefined, std::nullptr_t, bool, std::int64_t, double, std::string,
                             std::shared_ptr<const Sequence>, std::shared_ptr<const Dict>,
-                            std::shared_ptr<const Callable>, std::shared_ptr<Object>>;
+                            std::shared_ptr<const Callable>, std::shared_ptr<Object>, std::shared_ptr<Iterator>>;
   Value(Undefined u) : data_(std::move(u)) {}
   Value(std::nullptr_t) : data_(nullptr) {}
   Value(std::shared_ptr<const Sequence> s) : data_(std::move(s)) {}
   Value(std::shared_ptr<const Dict> d) : data_(std::move(d)) {}
   Value(std::shared_ptr<const Callable> c) : data_(std::move(c)) {}
   Value(std::shared_ptr<Object> o) : data_(std::move(o)) {}
+  Value(std::shared_ptr<Iterator> i) : data_(std::move(i)) {}
 
   Data data_;
 };
