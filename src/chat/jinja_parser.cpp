@@ -373,22 +373,16 @@ class Parser {
     return expr;
   }
 
-  ExprPtr parse_or() {
-    ExprPtr left = parse_and();
-    while (is_name("or")) {
-      const int line = cur().line;
-      advance();
-      left = std::make_unique<LogicalExpr>(line, false, std::move(left), parse_and());
-    }
-    return left;
-  }
+  ExprPtr parse_or() { return parse_logical("or", false, [this] { return parse_and(); }); }
+  ExprPtr parse_and() { return parse_logical("and", true, [this] { return parse_not(); }); }
 
-  ExprPtr parse_and() {
-    ExprPtr left = parse_not();
-    while (is_name("and")) {
+  template <typename Operand>
+  ExprPtr parse_logical(std::string_view keyword, bool is_and, Operand operand) {
+    ExprPtr left = operand();
+    while (is_name(keyword)) {
       const int line = cur().line;
       advance();
-      left = std::make_unique<LogicalExpr>(line, true, std::move(left), parse_not());
+      left = std::make_unique<LogicalExpr>(line, is_and, std::move(left), operand());
     }
     return left;
   }
