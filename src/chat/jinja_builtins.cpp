@@ -828,20 +828,27 @@ std::optional<Value> list_method(const Value& self, std::string_view name) {
 
 class NamespaceObject : public Object {
  public:
-  explicit NamespaceObject(Dict attributes) : attributes_(std::move(attributes)) {}
+  explicit NamespaceObject(Dict attributes) : attributes_(Value::dict(std::move(attributes)).as_dict()), depth_(attributes_.depth) {}
   std::string_view type_name() const override { return "Namespace"; }
   std::optional<Value> attribute(std::string_view name) const override {
     if (const Value* v = attributes_.find(Value(std::string(name)))) return *v;
     return std::nullopt;
   }
   bool set_attribute(std::string_view name, Value value) override {
+    if (value.nesting() + 1 > Value::kMaxNesting) {
+      raise(ErrorKind::value, fmt::format("values nested more than {} levels deep", Value::kMaxNesting));
+    }
+    depth_ = std::max(depth_, value.nesting() + 1);
     attributes_.set(Value(std::string(name)), std::move(value));
     return true;
   }
   std::string repr() const override { return "<Namespace " + to_repr(Value::dict(attributes_)) + ">"; }
+  // Kept, not recomputed: namespaces can hold each other in a cycle.
+  std::size_t nesting() const override { return depth_; }
 
  private:
   Dict attributes_;
+  std::size_t depth_;
 };
 
 Dict keyword_dict(const Arguments& args, std::size_t allowed_positional, std::string_view function) {

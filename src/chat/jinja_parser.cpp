@@ -125,7 +125,22 @@ class Parser {
     }
   }
 
+  // Bounds the parser's recursion: templates come from files, and a stack overflow is no error.
+  class Nesting {
+   public:
+    explicit Nesting(Parser& p) : p_(p) {
+      if (++p.nesting_ > 200) p.fail("the template nests statements or expressions more than 200 levels deep");
+    }
+    ~Nesting() { --p_.nesting_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+
+   private:
+    Parser& p_;
+  };
+
   NodePtr parse_statement() {
+    const Nesting nesting(*this);
     if (cur().type != TokenType::name) fail("tag name expected");
     const std::string tag = cur().text;
     const int line = cur().line;
@@ -473,6 +488,7 @@ class Parser {
   }
 
   ExprPtr parse_unary(bool with_filter) {
+    const Nesting nesting(*this);
     const int line = cur().line;
     ExprPtr node;
     if (is_op("-") || is_op("+")) {
@@ -720,6 +736,7 @@ class Parser {
   std::size_t index_ = 0;
   int loop_depth_ = 0;
   int conditional_depth_ = 0;
+  int nesting_ = 0;
   std::vector<Unresolved> unresolved_;
 };
 

@@ -229,13 +229,32 @@ TEST(JinjaTemplate, RejectsWhatItDoesNotImplementClearly) {
   }
 }
 
+TEST(JinjaTemplate, RefusesNestingTooDeepToParse) {
+  EXPECT_THROW(jinja::Template::parse("{{ " + std::string(5000, '(') + "1" + std::string(5000, ')') + " }}"), jinja::TemplateError);
+  std::string nested;
+  for (int i = 0; i < 5000; ++i) nested += "{% if true %}";
+  EXPECT_THROW(jinja::Template::parse(nested), jinja::TemplateError);
+  EXPECT_NO_THROW(jinja::Template::parse("{{ " + std::string(50, '(') + "1" + std::string(50, ')') + " }}"));
+}
+
 TEST(JinjaTemplate, RejectsInvalidUtf8) {
   EXPECT_THROW(jinja::Template::parse("ok \xff"), jinja::TemplateError);
+}
+
+TEST(JinjaTemplate, BoundsDeeplyNestedValues) {
+  const auto lists = jinja::Template::parse("{% set ns = namespace(x=[]) %}{% for i in range(100000) %}{% set ns.x = [ns.x] %}{% endfor %}");
+  EXPECT_THROW(lists.render({}), jinja::TemplateError);
+  const auto namespaces = jinja::Template::parse(
+      "{% set ns = namespace(x=none) %}{% for i in range(100000) %}{% set ns.x = namespace(x=ns.x) %}{% endfor %}");
+  EXPECT_THROW(namespaces.render({}), jinja::TemplateError);
 }
 
 TEST(JinjaTemplate, BoundsSelfContainingValues) {
   const auto tpl = jinja::Template::parse("{% set ns = namespace() %}{% set ns.me = ns %}{{ ns }}");
   EXPECT_THROW(tpl.render({}), jinja::TemplateError);
+  const auto cycle = jinja::Template::parse(
+      "{% set a = namespace() %}{% set b = namespace(a=a) %}{% set a.b = b %}{% set c = [a, b] %}{{ c|length }}{{ a }}");
+  EXPECT_THROW(cycle.render({}), jinja::TemplateError);
 }
 
 TEST(JinjaTemplate, GenerationBlockRendersItsBody) {

@@ -62,6 +62,48 @@ std::vector<Value> Iterator::take() {
 bool Object::set_attribute(std::string_view, Value) { return false; }
 std::string Object::repr() const { return fmt::format("<{} object>", type_name()); }
 
+namespace {
+
+std::size_t checked_depth(std::size_t deepest_member) {
+  if (deepest_member + 1 > Value::kMaxNesting) {
+    raise(ErrorKind::value, fmt::format("values nested more than {} levels deep", Value::kMaxNesting));
+  }
+  return deepest_member + 1;
+}
+
+}  // namespace
+
+Value Value::sequence(std::vector<Value> items, bool tuple) {
+  std::size_t deepest = 0;
+  for (const Value& v : items) deepest = std::max(deepest, v.nesting());
+  const std::size_t depth = checked_depth(deepest);
+  return Value(std::make_shared<const Sequence>(Sequence{std::move(items), tuple, depth}));
+}
+
+Value Value::dict(Dict d) {
+  std::size_t deepest = 0;
+  for (const auto& [key, value] : d.entries) deepest = std::max({deepest, key.nesting(), value.nesting()});
+  d.depth = checked_depth(deepest);
+  return Value(std::make_shared<const Dict>(std::move(d)));
+}
+
+std::size_t Value::nesting() const {
+  switch (kind()) {
+    case Kind::sequence: return as_sequence().depth;
+    case Kind::dict: return as_dict().depth;
+    case Kind::object: return as_object()->nesting();
+    case Kind::iterator: {
+      const Iterator& it = as_iterator();
+      std::size_t deepest = 0;
+      if (it.items) {
+        for (const Value& v : *it.items) deepest = std::max(deepest, v.nesting());
+      }
+      return deepest + 1;
+    }
+    default: return 0;
+  }
+}
+
 std::int64_t Value::as_integer() const {
   if (kind() == Kind::boolean) return as_bool() ? 1 : 0;
   return std::get<std::int64_t>(data_);

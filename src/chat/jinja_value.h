@@ -72,11 +72,13 @@ struct Undefined {
 struct Sequence {
   std::vector<Value> items;
   bool tuple = false;
+  std::size_t depth = 1;  // of nested containers, set by Value::list and Value::tuple
 };
 
 // A Python dict: insertion-ordered, keys compared with Python equality.
 struct Dict {
   std::vector<std::pair<Value, Value>> entries;
+  std::size_t depth = 1;  // of nested containers, set by Value::dict
   const Value* find(const Value& key) const;
   void set(Value key, Value value);
 };
@@ -117,6 +119,7 @@ class Object {
   // Only namespaces accept `{% set obj.name = value %}`.
   virtual bool set_attribute(std::string_view name, Value value);
   virtual std::string repr() const;
+  virtual std::size_t nesting() const { return 1; }  // as Value::nesting
 };
 
 class Value {
@@ -132,9 +135,12 @@ class Value {
   Value(double d) : data_(d) {}
   Value(std::string s) : data_(std::move(s)) {}
   Value(const char* s) : data_(std::string(s)) {}
-  static Value list(std::vector<Value> items) { return Value(std::make_shared<const Sequence>(Sequence{std::move(items), false})); }
-  static Value tuple(std::vector<Value> items) { return Value(std::make_shared<const Sequence>(Sequence{std::move(items), true})); }
-  static Value dict(Dict d) { return Value(std::make_shared<const Dict>(std::move(d))); }
+  // Containers nested deeper than kMaxNesting raise ValueError: every operation on values
+  // recurses, and so does freeing them.
+  static constexpr std::size_t kMaxNesting = 400;
+  static Value list(std::vector<Value> items) { return sequence(std::move(items), false); }
+  static Value tuple(std::vector<Value> items) { return sequence(std::move(items), true); }
+  static Value dict(Dict d);
   static Value function(std::string name, std::function<Value(Interpreter&, Arguments&)> call) {
     return Value(std::make_shared<const Callable>(Callable{std::move(name), std::move(call)}));
   }
@@ -144,6 +150,8 @@ class Value {
   }
 
   Kind kind() const { return static_cast<Kind>(data_.index()); }
+  // 0 for scalars, 1 + the deepest member for containers.
+  std::size_t nesting() const;
   bool is_undefined() const { return kind() == Kind::undefined; }
   bool is_none() const { return kind() == Kind::none; }
   bool is_string() const { return kind() == Kind::string; }
@@ -176,6 +184,7 @@ class Value {
   Value(std::shared_ptr<const Callable> c) : data_(std::move(c)) {}
   Value(std::shared_ptr<Object> o) : data_(std::move(o)) {}
   Value(std::shared_ptr<Iterator> i) : data_(std::move(i)) {}
+  static Value sequence(std::vector<Value> items, bool tuple);
 
   Data data_;
 };
