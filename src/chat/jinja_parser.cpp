@@ -139,6 +139,15 @@ class Parser {
     Parser& p_;
   };
 
+  // A for loop's else branch and a macro body are no loop: break and continue are errors there.
+  Body subparse_outside_loops(std::initializer_list<std::string_view> end_tags) {
+    const int saved = loop_depth_;
+    loop_depth_ = 0;
+    Body body = subparse(end_tags);
+    loop_depth_ = saved;
+    return body;
+  }
+
   NodePtr parse_statement() {
     const Nesting nesting(*this);
     if (cur().type != TokenType::name) fail("tag name expected");
@@ -208,10 +217,7 @@ class Parser {
     if (is_name("else")) {
       advance();
       expect_block_end();
-      const int saved = loop_depth_;
-      loop_depth_ = 0;
-      node->else_body = subparse({"endfor"});
-      loop_depth_ = saved;
+      node->else_body = subparse_outside_loops({"endfor"});
     }
     expect_tag("endfor");
     return node;
@@ -284,10 +290,7 @@ class Parser {
     }
     expect_op(")");
     expect_block_end();
-    const int saved = loop_depth_;
-    loop_depth_ = 0;
-    node->body = subparse({"endmacro"});
-    loop_depth_ = saved;
+    node->body = subparse_outside_loops({"endmacro"});
     expect_tag("endmacro");
     return node;
   }
