@@ -192,8 +192,20 @@ Reply ChatSession::generate(const std::function<void(std::string_view)>& on_text
     pending_ = {*stop};
   }
   awaiting_reply_ = false;
-  canonical_ = closed_rendering(conversation_, reply.finished);
+  // What the model read stands for the template's rendering of its reply, unless the template
+  // renders the turn so that it no longer starts with the generation prompt the model was given
+  // (e.g. it hides the reasoning of every past turn): then the text as read is kept, and the next
+  // turn goes back to before the prompt.
+  const std::string closed = closed_rendering(conversation_, reply.finished);
+  canonical_ = starts_with(closed, canonical_) ? closed : canonical_ + valid_utf8(fed_text_of_reply(reply.finished));
   return reply;
+}
+
+std::string ChatSession::fed_text_of_reply(bool finished) const {
+  const std::size_t segments = finished ? 2 : 1;
+  std::string text;
+  for (std::size_t i = fed_.size() - segments; i < fed_.size(); ++i) text += fed_[i].text;
+  return text;
 }
 
 std::string ChatSession::fed_text() const {

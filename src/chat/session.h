@@ -135,6 +135,8 @@ class ChatSession {
   // Makes `conversation` plus `messages` current and feeds it up to the generation prompt.
   void open_turn(Conversation conversation, const std::vector<Message>& messages, bool from_start);
   void restart();
+  // The text of the reply just generated, with its end-of-turn token when it has one.
+  std::string fed_text_of_reply(bool finished) const;
   void feed_up_to(const std::string& rendering);
   void go_back_for(const std::string& rendering);
   void feed_template_text(const std::string& text);
