@@ -71,9 +71,9 @@ int make(const std::string& preset, const std::string& directory, std::size_t la
   return 0;
 }
 
-int run(const std::string& directory, std::size_t tokens) {
+int run(const std::string& directory, std::size_t tokens, std::size_t threads) {
   auto start = Clock::now();
-  const Model model = Model::load(directory);
+  const Model model = Model::load(directory, {.threads = threads});
   fmt::print("loaded {} in {:.2f} s: {}\n", directory, seconds_since(start), model.config().shape_description());
   State state = model.new_state();
   const auto vocab = static_cast<TokenId>(model.config().vocab_size);
@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
   CLI::App app{"Decode speed of the rvformer engine's dense reference path"};
   app.require_subcommand(1);
   std::string preset, directory, dtype = "F32";
-  std::size_t layers = 4, tokens = 100;
+  std::size_t layers = 4, tokens = 100, threads = 1;
   bool zeros = false;
   auto* make_command = app.add_subcommand("make", "write a random checkpoint");
   make_command->add_option("PRESET", preset, "tiny or gdn4b")->required();
@@ -104,9 +104,10 @@ int main(int argc, char** argv) {
   auto* run_command = app.add_subcommand("run", "measure decode tokens/s");
   run_command->add_option("DIR", directory)->required();
   run_command->add_option("--tokens", tokens, "tokens to time (default 100)");
+  run_command->add_option("--threads", threads, "threads (default 1; 0: every core)");
   CLI11_PARSE(app, argc, argv);
   try {
-    return make_command->parsed() ? make(preset, directory, layers, dtype, zeros) : run(directory, tokens);
+    return make_command->parsed() ? make(preset, directory, layers, dtype, zeros) : run(directory, tokens, threads);
   } catch (const rvformer::Error& e) {
     fmt::print(stderr, "engine_decode_bench: error: {}\n", e.what());
     return 2;

@@ -1,7 +1,8 @@
 // engine/model_test.cpp — the decode API on a random tiny Qwen3.5-shaped model (linear×3 + full):
 // prefill equals token-by-token decode bit for bit, save/load/resume equals an uninterrupted run,
-// runs are deterministic, BF16 checkpoints equal F32 ones holding the same values, bad input is
-// rejected before the state changes.
+// runs are deterministic, BF16 checkpoints equal F32 ones holding the same values, one, two and
+// three threads give the same logits and States after every step, bad input is rejected before the
+// state changes.
 #include "engine/model.h"
 
 #include <bit>
@@ -9,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/bitwise_comparison.h"
 #include "engine/ops.h"
 #include "engine/random_model.h"
 #include "support/error.h"
@@ -142,6 +144,39 @@ TEST(ModelDtypes, Bf16AndF16CheckpointsEqualF32CheckpointsOfTheSameValues) {
     State b = wide.new_state();
     expect_bit_equal(narrow.prefill(a, prompt), wide.prefill(b, prompt));
   }
+}
+
+// Every product split between threads (no size threshold), columns and rows that do not fill the
+// kernels' 8×8 blocks (hidden 36, vocab 101), BF16 weights read in place and the same values as F32.
+TEST(ModelThreads, ThreadCountsAndStorageDtypesGiveIdenticalLogitsAndStates) {
+  Config config = tiny_test_config();
+  config.hidden_size = 36;
+  auto tensors = random_model_tensors(config, 13);
+  for (auto& tensor : tensors) {
+    for (float& value : tensor.values) value = bf16_to_float(float_to_bf16(value));
+  }
+  const fs::path f32 = fs::path(::testing::TempDir()) / "model_threads_f32";
+  const fs::path bf16 = fs::path(::testing::TempDir()) / "model_threads_bf16";
+  write_checkpoint(f32, config, tensors_to_write(tensors, DType::F32));
+  write_checkpoint(bf16, config, tensors_to_write(tensors, DType::BF16));
+  std::vector<Model> models;
+  for (const auto& [directory, threads] : {std::pair{f32, 1}, {f32, 2}, {f32, 3}, {bf16, 1}, {bf16, 2}}) {
+    models.push_back(Model::load(directory, {.threads = static_cast<std::size_t>(threads), .min_parallel_work = 0}));
+    EXPECT_EQ(models.back().threads(), static_cast<std::size_t>(threads));
+  }
+  std::vector<State> states;
+  for (const Model& model : models) states.push_back(model.new_state());
+  for (std::size_t step = 0; step < 2 * prompt.size(); ++step) {
+    const TokenId token = prompt[step % prompt.size()];
+    const auto expected = models[0].decode(states[0], token);
+    for (std::size_t m = 1; m < models.size(); ++m) {
+      const auto difference = first_difference(models[m].decode(states[m], token), expected);
+      ASSERT_FALSE(difference) << "model " << m << " step " << step << ": " << *difference;
+      const auto state_difference = first_difference(states[m], states[0]);
+      ASSERT_FALSE(state_difference) << "model " << m << " step " << step << ": " << *state_difference;
+    }
+  }
+  EXPECT_EQ(Model::load(f32).threads(), Workers::available_cores());
 }
 
 TEST(ModelShapes, TiedFullAttentionFirstModelRuns) {
