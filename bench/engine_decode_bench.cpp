@@ -24,6 +24,7 @@
 #include "engine/checkpoint.h"
 #include "engine/model.h"
 #include "engine/random_model.h"
+#include "engine/synthetic_checkpoint.h"
 #include "support/error.h"
 
 namespace {
@@ -35,35 +36,12 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-Config gdn4b_config(std::size_t layers) {
-  Config config;
-  config.hidden_size = 2560;
-  config.intermediate_size = 9216;
-  config.vocab_size = 8192;
-  config.num_hidden_layers = layers;
-  for (std::size_t i = 0; i < layers; ++i) {
-    config.layer_types.push_back((i + 1) % 4 == 0 ? LayerType::full_attention : LayerType::linear_attention);
-  }
-  config.linear_num_key_heads = 16;
-  config.linear_num_value_heads = 32;
-  config.linear_key_head_dim = 128;
-  config.linear_value_head_dim = 128;
-  config.linear_conv_kernel_dim = 4;
-  config.num_attention_heads = 16;
-  config.num_key_value_heads = 4;
-  config.head_dim = 256;
-  config.rope_theta = 1e7;
-  config.partial_rotary_factor = 0.25;
-  config.tie_word_embeddings = true;
-  return config;
-}
-
 int make(const std::string& preset, const std::string& directory, std::size_t layers, const std::string& dtype_text,
          bool zeros) {
   const auto dtype = parse_dtype(dtype_text);
   if (!dtype || !is_weight_dtype(*dtype)) rvformer::fail("--dtype must be F32, BF16 or F16");
   if (preset != "tiny" && preset != "gdn4b") rvformer::fail("unknown preset '{}' (tiny, gdn4b)", preset);
-  const Config config = preset == "tiny" ? tiny_test_config() : gdn4b_config(layers);
+  const Config config = preset == "tiny" ? tiny_test_config() : qwen35_shaped_config(2560, layers, 8192);
   auto tensors = random_model_tensors(config, 1);
   if (zeros) {
     for (auto& tensor : tensors) {

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "engine/checkpoint.h"
+#include "engine/fast_kernels.h"
 #include "engine/workers.h"
 #include "support/error.h"
 
@@ -62,7 +63,7 @@ void scalar_rows(const std::uint8_t* data, std::size_t cols, const float* x, flo
 #if defined(__x86_64__)
 
 #if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,f16c,fma,bmi,bmi2,popcnt"))), apply_to = function)
+#pragma clang attribute push(__attribute__((target("avx2,fma,bmi,bmi2,popcnt"))), apply_to = function)
 #else
 #pragma GCC push_options
 #pragma GCC target("arch=x86-64-v3")
@@ -183,21 +184,12 @@ void rows(const std::uint8_t* data, std::size_t cols, const float* x, float* y, 
 
 namespace {
 
-bool cpu_has_avx2() {
-#if defined(__x86_64__)
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") &&
-                          __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2");
-  return has;
-#else
-  return false;
-#endif
-}
-
 template <DType dtype>
 void multiply_rows_of(const std::uint8_t* data, std::size_t cols, const float* x, float* y, std::size_t first,
                       std::size_t end) {
 #if defined(__x86_64__)
-  if (cpu_has_avx2()) return avx2::rows<dtype>(data, cols, x, y, first, end);
+  static const bool avx2 = cpu_runs_x86_64_v3();
+  if (avx2) return avx2::rows<dtype>(data, cols, x, y, first, end);
 #endif
   scalar_rows<dtype>(data, cols, x, y, first, end);
 }

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/bitwise_comparison.h"
+#include "engine/synthetic_checkpoint.h"
 #include "engine/workers.h"
 
 namespace rvformer::engine {
@@ -22,13 +23,8 @@ std::uint32_t bits(float value) { return std::bit_cast<std::uint32_t>(value); }
 // Deterministic pseudo-random floats in [-scale, scale), rounded to what `dtype` holds.
 std::vector<float> random_values(std::size_t count, std::uint32_t seed, DType dtype, float scale = 1.0f) {
   std::vector<float> values(count);
-  std::uint32_t x = seed * 2654435761u + 1;
-  for (float& value : values) {
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    value = scale * (static_cast<float>(x >> 8) * 0x1p-23f - 1.0f);
-  }
+  RandomStream random(seed);
+  for (float& value : values) value = random.uniform(-scale, scale);
   std::vector<std::uint8_t> stored(count * dtype_size(dtype));
   encode_floats(dtype, values, stored);
   decode_floats(dtype, stored, values);

@@ -69,7 +69,7 @@ struct ShardOptions {
   // shard of its own).
   std::uint64_t max_shard_bytes = std::uint64_t{4} << 30;
   // Called as the data is written: bytes written so far, bytes in all.
-  std::function<void(std::uint64_t written, std::uint64_t total)> progress;
+  std::function<void(std::uint64_t written, std::uint64_t total)> progress = {};
 };
 
 // Writes model-0000i-of-0000n.safetensors (each atomically, metadata {"format": "pt"}) and then

@@ -153,24 +153,12 @@ void write_random_model(const std::filesystem::path& directory, const Config& co
 }
 
 Config tiny_test_config() {
-  Config config;
+  Config config = synthetic_preset("tiny").config;
   config.hidden_size = 64;
   config.intermediate_size = 96;
   config.vocab_size = 101;
-  config.num_hidden_layers = 4;
-  config.layer_types = {LayerType::linear_attention, LayerType::linear_attention, LayerType::linear_attention,
-                        LayerType::full_attention};
-  config.linear_num_key_heads = 2;
-  config.linear_num_value_heads = 4;
-  config.linear_key_head_dim = 16;
-  config.linear_value_head_dim = 16;
-  config.linear_conv_kernel_dim = 4;
-  config.num_attention_heads = 4;
-  config.num_key_value_heads = 2;
-  config.head_dim = 16;
   config.rope_theta = 10000.0;
   config.partial_rotary_factor = 0.5;
-  config.rms_norm_eps = 1e-6;
   config.tie_word_embeddings = false;
   return config;
 }

@@ -126,12 +126,8 @@ void prepare_directory(const fs::path& directory) {
 }
 
 Config tiny_text_config() {
-  Config config;
-  config.hidden_size = 32;
+  Config config = qwen35_shaped_config(32, 4, 151936);
   config.intermediate_size = 64;
-  config.vocab_size = 151936;
-  config.num_hidden_layers = 4;
-  config.layer_types = qwen35_layer_types(4);
   config.linear_num_key_heads = 2;
   config.linear_num_value_heads = 4;
   config.linear_key_head_dim = 16;
@@ -139,20 +135,6 @@ Config tiny_text_config() {
   config.num_attention_heads = 4;
   config.num_key_value_heads = 2;
   config.head_dim = 16;
-  config.tie_word_embeddings = true;
-  return config;
-}
-
-// The Config defaults are Qwen3.5-4B's per-layer widths (GDN 16×128 / 32×128, attention 16×256 with
-// 4 KV heads, rotary 0.25, theta 1e7, eps 1e-6).
-Config qwen35_widths(std::size_t hidden, std::size_t layers, std::size_t vocab) {
-  Config config;
-  config.hidden_size = hidden;
-  config.intermediate_size = 9216;
-  config.vocab_size = vocab;
-  config.num_hidden_layers = layers;
-  config.layer_types = qwen35_layer_types(layers);
-  config.tie_word_embeddings = true;
   return config;
 }
 
@@ -194,12 +176,24 @@ std::vector<LayerType> qwen35_layer_types(std::size_t layers) {
   return types;
 }
 
+// The Config defaults are Qwen3.5-4B's per-layer widths.
+Config qwen35_shaped_config(std::size_t hidden, std::size_t layers, std::size_t vocab) {
+  Config config;
+  config.hidden_size = hidden;
+  config.intermediate_size = 9216;
+  config.vocab_size = vocab;
+  config.num_hidden_layers = layers;
+  config.layer_types = qwen35_layer_types(layers);
+  config.tie_word_embeddings = true;
+  return config;
+}
+
 SyntheticModel synthetic_preset(std::string_view shape) {
   if (shape == "tiny") return {.config = tiny_text_config(), .vision = tiny_vision(), .max_shard_bytes = 4 << 20};
   if (shape == "narrow") {
-    return {.config = qwen35_widths(64, 4, 151936), .vision = tiny_vision(), .max_shard_bytes = 16 << 20};
+    return {.config = qwen35_shaped_config(64, 4, 151936), .vision = tiny_vision(), .max_shard_bytes = 16 << 20};
   }
-  if (shape == "4b") return {.config = qwen35_widths(2560, 32, 248320), .vision = VisionConfig{}};
+  if (shape == "4b") return {.config = qwen35_shaped_config(2560, 32, 248320), .vision = VisionConfig{}};
   fail("unknown model shape '{}' (tiny, narrow or 4b)", shape);
 }
 

@@ -63,12 +63,17 @@ SyntheticModel synthetic_preset(std::string_view shape);
 // layer_types for `layers` layers with every fourth one full attention, as in Qwen3.5.
 std::vector<LayerType> qwen35_layer_types(std::size_t layers);
 
+// A tied text model with Qwen3.5-4B's per-layer widths (GDN 16×128 keys and 32×128 values, conv 4,
+// MLP 9216, attention 16×256 with 4 KV heads, rotary 0.25, theta 1e7) and the given hidden size,
+// layer count (qwen35_layer_types) and vocabulary.
+Config qwen35_shaped_config(std::size_t hidden, std::size_t layers, std::size_t vocab);
+
 struct SyntheticWrite {
   // A directory holding tokenizer.json (its ids must fit the vocabulary; the special tokens of the
   // config files are looked up in it) and optionally tokenizer_config.json and chat_template.jinja,
   // which are copied. Without one, the special ids are Qwen3.5's (vocabulary ≥ 248,320) or Qwen3's.
-  std::optional<std::filesystem::path> tokenizer_directory;
-  std::function<void(std::uint64_t written, std::uint64_t total)> progress;
+  std::optional<std::filesystem::path> tokenizer_directory = {};
+  std::function<void(std::uint64_t written, std::uint64_t total)> progress = {};
 };
 
 // Writes the checkpoint into `directory` (created; it must not exist or be empty): the tokenizer
