@@ -3,8 +3,9 @@
 //   engine_decode_bench make tiny|gdn4b DIR [--layers N] [--dtype F32|BF16] [--zeros]
 //                                         write a random checkpoint (--zeros: all weights zero but the
 //                                         norms, to time writing a mostly-zero checkpoint)
-//   engine_decode_bench run DIR [--tokens N] [--threads 1,2] [--rounds R]     print decode tokens/s per thread
-//                                         count (alternating rounds), CPU time and resident memory
+//   engine_decode_bench run DIR [--tokens N] [--threads 1,2] [--rounds R] [--f32-in-place]
+//                                         print decode tokens/s per thread count (alternating rounds),
+//                                         CPU time and resident memory
 //
 // "gdn4b" has Qwen3.5-4B's layer dimensions (hidden 2560, intermediate 9216, GDN 16×128 keys and
 // 32×128 values, conv 4, attention 16×256 with 4 KV heads) with a small vocabulary (8192) and a few
@@ -86,13 +87,13 @@ struct Contender {
 // Every contender decodes the same token stream; the rounds alternate between them so that a change
 // in the host's load touches all alike.
 int run(const std::string& directory, std::size_t tokens, const std::vector<std::size_t>& thread_counts,
-        std::size_t rounds) {
+        std::size_t rounds, bool f32_in_place) {
   if (thread_counts.empty() || rounds == 0 || tokens < rounds) rvformer::fail("need thread counts, rounds ≥ 1 and tokens ≥ rounds");
   auto start = Clock::now();
   const Checkpoint checkpoint = Checkpoint::open(directory);
   std::vector<Contender> contenders;
   for (std::size_t threads : thread_counts) {
-    Model model(checkpoint, {.threads = threads});
+    Model model(checkpoint, {.threads = threads, .f32_in_place = f32_in_place});
     State state = model.new_state();
     contenders.push_back({model.threads(), std::move(model), std::move(state), {}, 0, 0});
   }
@@ -138,7 +139,7 @@ int main(int argc, char** argv) {
   std::string preset, directory, dtype = "F32";
   std::size_t layers = 4, tokens = 100, rounds = 1;
   std::vector<std::size_t> threads{1};
-  bool zeros = false;
+  bool zeros = false, f32_in_place = false;
   auto* make_command = app.add_subcommand("make", "write a random checkpoint");
   make_command->add_option("PRESET", preset, "tiny or gdn4b")->required();
   make_command->add_option("DIR", directory)->required();
@@ -150,9 +151,10 @@ int main(int argc, char** argv) {
   run_command->add_option("--tokens", tokens, "tokens to time (default 100)");
   run_command->add_option("--threads", threads, "thread counts, e.g. 1,2 (default 1; 0: every core)")->delimiter(',');
   run_command->add_option("--rounds", rounds, "alternate between the thread counts in this many rounds (default 1)");
+  run_command->add_flag("--f32-in-place", f32_in_place, "read F32 weights in place instead of copying them into panels");
   CLI11_PARSE(app, argc, argv);
   try {
-    return make_command->parsed() ? make(preset, directory, layers, dtype, zeros) : run(directory, tokens, threads, rounds);
+    return make_command->parsed() ? make(preset, directory, layers, dtype, zeros) : run(directory, tokens, threads, rounds, f32_in_place);
   } catch (const rvformer::Error& e) {
     fmt::print(stderr, "engine_decode_bench: error: {}\n", e.what());
     return 2;

@@ -12,6 +12,7 @@
 
 #include "engine/checkpoint.h"
 #include "engine/fast_kernels.h"
+#include "engine/packed_matrix.h"
 #include "engine/workers.h"
 #include "support/error.h"
 
@@ -130,22 +131,10 @@ template <DType dtype>
   return acc;
 }
 
-// Sixteen rows (two groups of eight, whose independent sums hide the add latency) or eight from
-// `first`: their sums over the columns that fill whole blocks, lane by lane in column order from +0.
-template <DType dtype>
-void sixteen_rows(const std::uint8_t* data, std::size_t cols, const float* x, std::size_t first, float* sums) {
-  const std::size_t row_bytes = cols * dtype_size(dtype);
-  const std::uint8_t* rows = data + first * row_bytes;
-  __m256 low = _mm256_setzero_ps();
-  __m256 high = _mm256_setzero_ps();
-  for (std::size_t col = 0; col + lanes <= cols; col += lanes) {
-    low = add_block<dtype>(low, rows, row_bytes, x, col);
-    high = add_block<dtype>(high, rows + lanes * row_bytes, row_bytes, x, col);
-  }
-  _mm256_storeu_ps(sums, low);
-  _mm256_storeu_ps(sums + lanes, high);
-}
-
+// Eight rows from `first`: their sums over the columns that fill whole blocks, lane by lane in
+// column order from +0. (Two groups of eight at once, to hide the add latency, ran slower: real
+// models' row strides are multiples of 512 bytes, so sixteen rows' current lines fall into a few L1
+// sets and evict each other.)
 template <DType dtype>
 void eight_rows(const std::uint8_t* data, std::size_t cols, const float* x, std::size_t first, float* sums) {
   const std::size_t row_bytes = cols * dtype_size(dtype);
@@ -157,13 +146,8 @@ void eight_rows(const std::uint8_t* data, std::size_t cols, const float* x, std:
 
 template <DType dtype>
 void rows(const std::uint8_t* data, std::size_t cols, const float* x, float* y, std::size_t first, std::size_t end) {
-  constexpr std::size_t pair = 2 * lanes;
   const std::size_t block_cols = cols / lanes * lanes;
   std::size_t row = first;
-  for (; row + pair <= end; row += pair) {
-    sixteen_rows<dtype>(data, cols, x, row, y + row);
-    continue_rows<dtype>(data, cols, x, row, row + pair, block_cols, y + row);
-  }
   for (; row + lanes <= end; row += lanes) {
     eight_rows<dtype>(data, cols, x, row, y + row);
     continue_rows<dtype>(data, cols, x, row, row + lanes, block_cols, y + row);
@@ -205,6 +189,22 @@ DenseMatrix DenseMatrix::view(const CheckpointTensor& tensor) {
   return DenseMatrix(tensor.dtype, rows, cols, tensor.bytes);
 }
 
+DenseMatrix DenseMatrix::load(const CheckpointTensor& tensor, bool f32_in_place) {
+  DenseMatrix matrix = view(tensor);
+  if (matrix.dtype_ != DType::F32 || f32_in_place) return matrix;
+  auto packed = std::make_shared<PackedMatrix>(matrix.rows_, matrix.cols_);
+  std::vector<float> panel(PackedMatrix::panel_rows * matrix.cols_);
+  for (std::size_t first = 0; first < matrix.rows_; first += PackedMatrix::panel_rows) {
+    const std::size_t count = std::min(PackedMatrix::panel_rows, matrix.rows_ - first);
+    const auto values = std::span(panel).first(count * matrix.cols_);
+    std::memcpy(values.data(), matrix.data_ + first * matrix.cols_ * sizeof(float), values.size_bytes());
+    packed->set_panel_rows(first, values);
+  }
+  matrix.packed_ = std::move(packed);
+  matrix.data_ = nullptr;
+  return matrix;
+}
+
 DenseMatrix::DenseMatrix(DType dtype, std::size_t rows, std::size_t cols, std::span<const std::uint8_t> bytes)
     : dtype_(dtype), rows_(rows), cols_(cols), data_(bytes.data()) {
   if (!is_weight_dtype(dtype) || bytes.size() != rows * cols * dtype_size(dtype)) {
@@ -219,12 +219,14 @@ DenseMatrix::DenseMatrix(std::size_t rows, std::size_t cols, std::vector<float> 
 }
 
 void DenseMatrix::copy_row(std::size_t row, std::span<float> out) const {
+  if (packed_) return packed_->copy_row(row, out);
   const std::size_t row_bytes = cols_ * dtype_size(dtype_);
   decode_floats(dtype_, std::span(data_ + row * row_bytes, row_bytes), out.first(cols_));
 }
 
 void DenseMatrix::multiply_rows(std::span<const float> x, std::span<float> y, std::size_t first,
                                 std::size_t end) const {
+  if (packed_) return packed_->multiply_rows(x, y, first, end);
   switch (dtype_) {
     case DType::F32:
       return multiply_rows_of<DType::F32>(data_, cols_, x.data(), y.data(), first, end);

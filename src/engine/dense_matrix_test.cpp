@@ -1,7 +1,7 @@
-// engine/dense_matrix_test.cpp — matrix-vector products read in place from F32, BF16 and F16 bytes
-// against plain sequential dot products (the reference order, from +0), bit for bit: every shape
-// around the kernels' 8×8 blocks, row ranges that start and end anywhere, non-finite values, and
-// the rows split between 2 and 3 threads.
+// engine/dense_matrix_test.cpp — matrix-vector products read in place from F32, BF16 and F16 bytes,
+// and from F32 copied into panels, against plain sequential dot products (the reference order, from
+// +0), bit for bit: every shape around the kernels' 8×8 blocks and 8-row panels, row ranges that
+// start and end anywhere, non-finite values, and the rows split between 2 and 3 threads.
 #include "engine/dense_matrix.h"
 
 #include <bit>
@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/bitwise_comparison.h"
+#include "engine/checkpoint.h"
 #include "engine/synthetic_checkpoint.h"
 #include "engine/workers.h"
 
@@ -41,12 +42,14 @@ std::vector<float> plain_product(const std::vector<float>& w, std::size_t cols, 
   return y;
 }
 
-// A matrix of `dtype` holding `values` (exactly representable), viewed in place.
+// A matrix of `dtype` holding `values` (exactly representable), viewed in place, or for F32 with
+// `packed` copied into panels as Model loads F32 checkpoints.
 struct StoredMatrix {
-  StoredMatrix(DType dtype, std::size_t rows, std::size_t cols, const std::vector<float>& values)
+  StoredMatrix(DType dtype, std::size_t rows, std::size_t cols, const std::vector<float>& values, bool packed)
       : bytes(values.size() * dtype_size(dtype)) {
     encode_floats(dtype, values, bytes);
-    matrix = DenseMatrix(dtype, rows, cols, bytes);
+    const CheckpointTensor tensor{"w", "w", dtype, {rows, cols}, bytes, nullptr};
+    matrix = DenseMatrix::load(tensor, /*f32_in_place=*/!packed);
   }
   std::vector<std::uint8_t> bytes;
   DenseMatrix matrix;
@@ -57,17 +60,19 @@ void expect_identical(const std::vector<float>& actual, const std::vector<float>
   EXPECT_FALSE(difference) << what << ": " << *difference;
 }
 
-class DenseMatrixTest : public ::testing::TestWithParam<DType> {};
+// The dtype, and for F32 whether it is packed into panels.
+class DenseMatrixTest : public ::testing::TestWithParam<std::pair<DType, bool>> {};
 
 TEST_P(DenseMatrixTest, ProductsMatchSequentialDotProductsForEveryShape) {
-  const DType dtype = GetParam();
+  const auto [dtype, packed] = GetParam();
   Workers two(2, 0), three(3, 0);
   for (std::size_t rows : {1u, 7u, 8u, 9u, 15u, 16u, 17u, 24u, 33u, 47u}) {
     for (std::size_t cols : {1u, 3u, 7u, 8u, 9u, 16u, 17u, 31u}) {
       const auto w = random_values(rows * cols, static_cast<std::uint32_t>(rows * 100 + cols), dtype);
       auto x = random_values(cols, static_cast<std::uint32_t>(cols), DType::F32, 2.0f);
       x[0] = -0.0f;
-      const StoredMatrix stored(dtype, rows, cols, w);
+      const StoredMatrix stored(dtype, rows, cols, w, packed);
+      ASSERT_EQ(stored.matrix.packed(), packed);
       const auto expected = plain_product(w, cols, x);
       const std::string what = std::string(dtype_name(dtype)) + " " + std::to_string(rows) + "x" + std::to_string(cols);
 
@@ -99,7 +104,7 @@ TEST_P(DenseMatrixTest, ProductsMatchSequentialDotProductsForEveryShape) {
 }
 
 TEST_P(DenseMatrixTest, NonFiniteWeightsAndInputsPropagateAsInTheReference) {
-  const DType dtype = GetParam();
+  const auto [dtype, packed] = GetParam();
   const std::size_t rows = 19, cols = 21;
   auto w = random_values(rows * cols, 7, dtype);
   w[3 * cols + 5] = INFINITY;
@@ -108,7 +113,7 @@ TEST_P(DenseMatrixTest, NonFiniteWeightsAndInputsPropagateAsInTheReference) {
   w[17 * cols + 0] = 0.0f;  // meets the infinite input: NaN
   auto x = random_values(cols, 8, DType::F32);
   x[0] = INFINITY;
-  const StoredMatrix stored(dtype, rows, cols, w);
+  const StoredMatrix stored(dtype, rows, cols, w, packed);
   const auto expected = plain_product(w, cols, x);
   std::vector<float> y(rows);
   stored.matrix.multiply(x, y);
@@ -119,8 +124,12 @@ TEST_P(DenseMatrixTest, NonFiniteWeightsAndInputsPropagateAsInTheReference) {
   EXPECT_TRUE(std::isnan(y[17]));
 }
 
-INSTANTIATE_TEST_SUITE_P(Dtypes, DenseMatrixTest, ::testing::Values(DType::F32, DType::BF16, DType::F16),
-                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+INSTANTIATE_TEST_SUITE_P(Storage, DenseMatrixTest,
+                         ::testing::Values(std::pair{DType::F32, true}, std::pair{DType::F32, false},
+                                           std::pair{DType::BF16, false}, std::pair{DType::F16, false}),
+                         [](const auto& info) {
+                           return std::string(dtype_name(info.param.first)) + (info.param.second ? "Packed" : "InPlace");
+                         });
 
 TEST(DenseMatrix, SkippingZeroProductsCannotChangeTheResult) {
   // The +0 start makes the reference order sparse-safe: an all-cancelling or all-zero row is +0.

@@ -173,8 +173,8 @@ struct FastLayer {
   FastMlp mlp;
 };
 
-// Full-attention layers are rare in compiled models; they read the checkpoint's weights in place and
-// run the reference attention_step.
+// Full-attention layers are rare in compiled models; they keep dense weights, as the dense path does,
+// and run the reference attention_step.
 std::variant<FastGatedDeltaNet, AttentionWeights> load_mixer(const Checkpoint& checkpoint, std::size_t layer) {
   const Config& config = checkpoint.config();
   if (config.layer_types[layer] == LayerType::linear_attention) return FastGatedDeltaNet(config, checkpoint, layer);
@@ -182,10 +182,10 @@ std::variant<FastGatedDeltaNet, AttentionWeights> load_mixer(const Checkpoint& c
     return checkpoint.tensor(fmt::format("layers.{}.self_attn.{}", layer, name));
   };
   return AttentionWeights{
-      .q_proj = DenseMatrix::view(tensor("q_proj.weight")),
-      .k_proj = DenseMatrix::view(tensor("k_proj.weight")),
-      .v_proj = DenseMatrix::view(tensor("v_proj.weight")),
-      .o_proj = DenseMatrix::view(tensor("o_proj.weight")),
+      .q_proj = DenseMatrix::load(tensor("q_proj.weight"), /*f32_in_place=*/false),
+      .k_proj = DenseMatrix::load(tensor("k_proj.weight"), /*f32_in_place=*/false),
+      .v_proj = DenseMatrix::load(tensor("v_proj.weight"), /*f32_in_place=*/false),
+      .o_proj = DenseMatrix::load(tensor("o_proj.weight"), /*f32_in_place=*/false),
       .q_norm = tensor("q_norm.weight").to_floats(),
       .k_norm = tensor("k_norm.weight").to_floats(),
   };

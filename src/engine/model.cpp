@@ -16,15 +16,16 @@ namespace {
 // Looks tensors up by their name within one layer.
 class LayerTensors {
  public:
-  LayerTensors(const Checkpoint& checkpoint, std::size_t layer)
-      : checkpoint_(checkpoint), prefix_(fmt::format("layers.{}.", layer)) {}
-  DenseMatrix matrix(std::string_view name) const { return DenseMatrix::view(tensor(name)); }
+  LayerTensors(const Checkpoint& checkpoint, std::size_t layer, bool f32_in_place)
+      : checkpoint_(checkpoint), prefix_(fmt::format("layers.{}.", layer)), f32_in_place_(f32_in_place) {}
+  DenseMatrix matrix(std::string_view name) const { return DenseMatrix::load(tensor(name), f32_in_place_); }
   std::vector<float> vector(std::string_view name) const { return tensor(name).to_floats(); }
 
  private:
   const CheckpointTensor& tensor(std::string_view name) const { return checkpoint_.tensor(prefix_ + std::string(name)); }
   const Checkpoint& checkpoint_;
   std::string prefix_;
+  bool f32_in_place_;
 };
 
 GatedDeltaNetWeights load_gated_delta_net(const LayerTensors& tensors) {
@@ -77,11 +78,13 @@ Model::Model(const Checkpoint& checkpoint, const ModelOptions& options)
       shape_fingerprint_(config_.shape_fingerprint()),
       workers_(std::make_unique<Workers>(options.threads == 0 ? Workers::available_cores() : options.threads,
                                          options.min_parallel_work)) {
-  embed_tokens_ = DenseMatrix::view(checkpoint_.tensor("embed_tokens.weight"));
+  embed_tokens_ = DenseMatrix::load(checkpoint_.tensor("embed_tokens.weight"), options.f32_in_place);
   norm_ = checkpoint_.tensor("norm.weight").to_floats();
-  if (!config_.tie_word_embeddings) lm_head_ = DenseMatrix::view(checkpoint_.tensor("lm_head.weight"));
+  if (!config_.tie_word_embeddings) {
+    lm_head_ = DenseMatrix::load(checkpoint_.tensor("lm_head.weight"), options.f32_in_place);
+  }
   for (std::size_t layer = 0; layer < config_.num_hidden_layers; ++layer) {
-    const LayerTensors tensors(checkpoint_, layer);
+    const LayerTensors tensors(checkpoint_, layer, options.f32_in_place);
     DecoderLayerWeights weights{
         .input_layernorm = tensors.vector("input_layernorm.weight"),
         .post_attention_layernorm = tensors.vector("post_attention_layernorm.weight"),

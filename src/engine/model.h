@@ -46,6 +46,9 @@ struct ModelOptions {
   std::size_t threads = 0;
   // Products of fewer weights run on the calling thread.
   std::size_t min_parallel_work = Workers::default_min_parallel_work;
+  // F32 matrices are copied into fp32 panels at load (no more memory than the file, and faster to
+  // multiply) unless this is set; BF16 and F16 matrices are always read in place.
+  bool f32_in_place = false;
 };
 
 struct DecoderLayerWeights {

@@ -147,8 +147,9 @@ TEST(ModelDtypes, Bf16AndF16CheckpointsEqualF32CheckpointsOfTheSameValues) {
 }
 
 // Every product split between threads (no size threshold), columns and rows that do not fill the
-// kernels' 8×8 blocks (hidden 36, vocab 101), BF16 weights read in place and the same values as F32.
-TEST(ModelThreads, ThreadCountsAndStorageDtypesGiveIdenticalLogitsAndStates) {
+// kernels' 8×8 blocks (hidden 36, vocab 101), F32 weights packed into panels (the default) and read
+// in place, BF16 weights read in place holding the same values.
+TEST(ModelThreads, ThreadCountsAndStoragesGiveIdenticalLogitsAndStates) {
   Config config = tiny_test_config();
   config.hidden_size = 36;
   auto tensors = random_model_tensors(config, 13);
@@ -159,10 +160,18 @@ TEST(ModelThreads, ThreadCountsAndStorageDtypesGiveIdenticalLogitsAndStates) {
   const fs::path bf16 = fs::path(::testing::TempDir()) / "model_threads_bf16";
   write_checkpoint(f32, config, tensors_to_write(tensors, DType::F32));
   write_checkpoint(bf16, config, tensors_to_write(tensors, DType::BF16));
+  struct Variant {
+    fs::path directory;
+    std::size_t threads;
+    bool f32_in_place;
+  };
   std::vector<Model> models;
-  for (const auto& [directory, threads] : {std::pair{f32, 1}, {f32, 2}, {f32, 3}, {bf16, 1}, {bf16, 2}}) {
-    models.push_back(Model::load(directory, {.threads = static_cast<std::size_t>(threads), .min_parallel_work = 0}));
-    EXPECT_EQ(models.back().threads(), static_cast<std::size_t>(threads));
+  for (const Variant& variant : {Variant{f32, 1, false}, Variant{f32, 2, false}, Variant{f32, 3, false},
+                                 Variant{f32, 1, true}, Variant{f32, 2, true}, Variant{bf16, 1, false},
+                                 Variant{bf16, 2, false}}) {
+    models.push_back(Model::load(variant.directory, {.threads = variant.threads, .min_parallel_work = 0,
+                                                     .f32_in_place = variant.f32_in_place}));
+    EXPECT_EQ(models.back().threads(), variant.threads);
   }
   std::vector<State> states;
   for (const Model& model : models) states.push_back(model.new_state());
