@@ -1,7 +1,8 @@
 // engine/model.h — a loaded Qwen3.5 text model and its decode API: feed one token with a State, get
-// the logits or the greedy token. This is the dense reference path: every step in fp32 (F32, BF16
-// or F16 weights are read from the memory-mapped checkpoint and upcast exactly as they are used),
-// fixed summation orders, no data-dependent shortcuts. Matrix-vector products split their rows
+// the logits or the greedy token. This is the dense reference path: every step in fp32 (BF16 and F16
+// weights are read from the memory-mapped checkpoint and upcast exactly as they are used; F32
+// weights are copied into fp32 panels at load, or read in place too), fixed summation orders, no
+// data-dependent shortcuts. Matrix-vector products split their rows
 // between threads (ModelOptions::threads); every output is computed as on one thread, so results
 // never depend on the thread count.
 //
