@@ -11,6 +11,7 @@
 #include "chat/jinja_oracle_testing.h"
 #include "chat/qwen35_template.h"
 #include "chat/reply_parser.h"
+#include "chat/sampler.h"
 #include "chat/utf8_stream.h"
 #include "cli/cli_testing.h"
 #include "engine/model.h"
@@ -121,10 +122,11 @@ class ChatWithModel : public ChatCommand {
 
 toolchain::TemporaryDirectory* ChatWithModel::checkpoint_directory_ = nullptr;
 
-// Greedy decoding done directly with the engine: the highest logit among the tokenizer's ids (the
-// lowest id on ties), until an end-of-turn token or `limit` tokens.
-std::vector<engine::TokenId> greedy_reply(const std::filesystem::path& model_dir, const std::vector<engine::TokenId>& prompt,
-                                          std::size_t limit) {
+// A reply decoded directly with the engine: `choose` picks each token from the logits, until an
+// end-of-turn token or `limit` tokens.
+std::vector<engine::TokenId> direct_reply(const std::filesystem::path& model_dir, const std::vector<engine::TokenId>& prompt,
+                                          std::size_t limit,
+                                          const std::function<engine::TokenId(std::span<const float>, std::size_t)>& choose) {
   const engine::Model model = engine::Model::load(model_dir, {.threads = 1});
   const tokenizer::Tokenizer tokenizer = tokenizer::Tokenizer::load(model_dir);
   const std::size_t vocabulary = std::min<std::size_t>(tokenizer.id_limit(), model.config().vocab_size);
@@ -134,15 +136,24 @@ std::vector<engine::TokenId> greedy_reply(const std::filesystem::path& model_dir
   std::vector<float> logits = model.prefill(state, prompt);
   std::vector<engine::TokenId> reply;
   while (reply.size() < limit) {
+    const engine::TokenId next = choose(logits, vocabulary);
+    if (next == im_end || next == end_of_text) break;
+    reply.push_back(next);
+    logits = model.decode(state, next);
+  }
+  return reply;
+}
+
+// Greedy: the highest logit among the tokenizer's ids, the lowest id on ties.
+std::vector<engine::TokenId> greedy_reply(const std::filesystem::path& model_dir, const std::vector<engine::TokenId>& prompt,
+                                          std::size_t limit) {
+  return direct_reply(model_dir, prompt, limit, [](std::span<const float> logits, std::size_t vocabulary) {
     engine::TokenId best = 0;
     for (engine::TokenId id = 1; id < vocabulary; ++id) {
       if (logits[id] > logits[best]) best = id;
     }
-    if (best == im_end || best == end_of_text) break;
-    reply.push_back(best);
-    logits = model.decode(state, best);
-  }
-  return reply;
+    return best;
+  });
 }
 
 ordered_json read_json(const std::string& path) { return ordered_json::parse(read_file_text(path)); }
@@ -227,6 +238,28 @@ TEST_F(ChatWithModel, AChatContinuedFromItsStateEqualsOneLongSession) {
   EXPECT_EQ(a, b);
   EXPECT_EQ(read_file_text(whole + ".model"), read_file_text(parts + ".model"));
   EXPECT_EQ(ordered_json::parse(last.standard_output), chat::to_json(chat::parse_conversation(a.at("messages").dump(), "whole").messages, chat::ArgumentsAs::string));
+}
+
+TEST_F(ChatWithModel, SamplesWithTheGivenOptions) {
+  const std::string state = path("chat.state");
+  const auto result = run_rvformer({"chat", model(), "--prompt", "Tell me a story.", "--max-tokens", "10", "--temperature", "0.8",
+                                    "--top-k", "40", "--top-p", "0.9", "--seed", "5", "--state", state},
+                                   kTimeout);
+  ASSERT_EQ(result.exit_status, 0) << result.standard_error;
+  const ordered_json segments = read_json(state).at("segments");
+  chat::SamplingOptions options{.temperature = 0.8, .top_k = 40, .top_p = 0.9, .seed = 5};
+  std::optional<chat::Sampler> sampler;
+  const auto sampled = direct_reply(model_directory(), segments.at(0).at("tokens").get<std::vector<engine::TokenId>>(), 10,
+                                    [&](std::span<const float> logits, std::size_t vocabulary) {
+                                      if (!sampler) {
+                                        options.vocabulary_limit = vocabulary;
+                                        sampler.emplace(options);
+                                      }
+                                      return sampler->sample(logits);
+                                    });
+  const auto generated = segments.at(1).at("tokens").get<std::vector<engine::TokenId>>();
+  EXPECT_EQ(generated, sampled);
+  EXPECT_NE(generated, greedy_reply(model_directory(), segments.at(0).at("tokens").get<std::vector<engine::TokenId>>(), 10));
 }
 
 void expect_one_line_error(const ProcessResult& result, const std::string& error) {
