@@ -192,8 +192,20 @@ Reply ChatSession::generate(const std::function<void(std::string_view)>& on_text
     pending_ = {*stop};
   }
   awaiting_reply_ = false;
-  canonical_ = closed_rendering(conversation_, reply.finished);
+  // What the model read stands for the template's rendering of its reply, unless the template
+  // renders the turn so that it no longer starts with the generation prompt the model was given
+  // (e.g. it hides the reasoning of every past turn): then the text as read is kept, and the next
+  // turn goes back to before the prompt.
+  const std::string closed = closed_rendering(conversation_, reply.finished);
+  canonical_ = starts_with(closed, canonical_) ? closed : canonical_ + valid_utf8(fed_text_of_reply(reply.finished));
   return reply;
+}
+
+std::string ChatSession::fed_text_of_reply(bool finished) const {
+  const std::size_t segments = finished ? 2 : 1;
+  std::string text;
+  for (std::size_t i = fed_.size() - segments; i < fed_.size(); ++i) text += fed_[i].text;
+  return text;
 }
 
 std::string ChatSession::fed_text() const {
@@ -216,6 +228,7 @@ void ChatSession::save(const std::filesystem::path& path) const {
       {"format", "rvformer chat session"},
       {"version", kSessionFormatVersion},
       {"template", {{"source", template_.source_name()}, {"fingerprint", fingerprint(template_.source())}}},
+      {"model", options_.model_identity},
       {"tools", conversation_.tools},
       {"messages", to_json(conversation_.messages, ArgumentsAs::object)},
       {"segments", segments},
@@ -236,17 +249,24 @@ void ChatSession::load(const std::filesystem::path& path) {
     if (json.at("template").at("fingerprint").get<std::uint64_t>() != fingerprint(template_.source())) {
       bad(fmt::format("saved with a different chat template ({})", json.at("template").value("source", "?")));
     }
+    if (json.at("model").get<std::string>() != options_.model_identity) {
+      bad(fmt::format("saved with a different model ({}; this one is {})", json.at("model").get<std::string>(), options_.model_identity));
+    }
     Conversation conversation = parse_conversation(ordered_json({{"messages", json.at("messages")}, {"tools", json.at("tools")}}).dump(), path.string());
     std::vector<Segment> segments;
     for (const ordered_json& s : json.at("segments")) {
       segments.push_back(Segment{s.at("text").get<std::string>(), s.at("tokens").get<std::vector<TokenId>>(), s.at("from_model").get<bool>()});
     }
+    std::string canonical = json.at("canonical").get<std::string>();
+    std::vector<TokenId> pending = json.at("pending").get<std::vector<TokenId>>();
+    const auto random = json.at("random").get<std::array<std::uint64_t, 4>>();
+    // The model's state is read last: it is left as it was when its file is bad.
     model_.load_state(model_state_path(path));
     conversation_ = std::move(conversation);
     fed_ = std::move(segments);
-    canonical_ = json.at("canonical").get<std::string>();
-    pending_ = json.at("pending").get<std::vector<TokenId>>();
-    sampler_.random().set_state(json.at("random").get<std::array<std::uint64_t, 4>>());
+    canonical_ = std::move(canonical);
+    pending_ = std::move(pending);
+    sampler_.random().set_state(random);
   } catch (const ordered_json::exception& e) {
     bad(fmt::format("malformed session file ({})", e.what()));
   }

@@ -72,6 +72,9 @@ struct SessionOptions {
   // Tokens that end the assistant's turn (the first one the vocabulary has is also what the
   // template writes at the end of a turn).
   std::vector<std::string> stop_tokens = {"<|im_end|>", "<|endoftext|>"};
+  // Names the model and tokenizer; a saved session records it, and load() refuses a session saved
+  // with another.
+  std::string model_identity;
 };
 
 struct Reply {
@@ -113,7 +116,8 @@ class ChatSession {
   // PATH holds the session (JSON) and PATH.model the model's state file. Only between turns
   // (after a reply): throws rvformer::Error while a reply is awaited.
   void save(const std::filesystem::path& path) const;
-  // Replaces this session with a saved one; the template must be the one it was saved with.
+  // Replaces this session with a saved one; the template and the model identity must be those it
+  // was saved with. Throws rvformer::Error and leaves the session as it was on a bad file.
   void load(const std::filesystem::path& path);
 
  private:
@@ -135,6 +139,8 @@ class ChatSession {
   // Makes `conversation` plus `messages` current and feeds it up to the generation prompt.
   void open_turn(Conversation conversation, const std::vector<Message>& messages, bool from_start);
   void restart();
+  // The text of the reply just generated, with its end-of-turn token when it has one.
+  std::string fed_text_of_reply(bool finished) const;
   void feed_up_to(const std::string& rendering);
   void go_back_for(const std::string& rendering);
   void feed_template_text(const std::string& text);

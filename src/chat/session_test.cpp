@@ -132,6 +132,24 @@ TEST_F(Session, KeepsTheModelsOwnTextAsWritten) {
   expect_model_read(s);
 }
 
+TEST_F(Session, GoesBackWhenTheTemplateHidesTheReplyItRead) {
+  // A template that never shows past reasoning: the reply the model read (after "<think>\n") is
+  // not what the template renders for it, so the next turn feeds the re-rendered history.
+  const ChatTemplate hiding(
+      "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+      "{% if add_generation_prompt %}<|im_start|>assistant\n<think>\n{% endif %}",
+      "hiding");
+  ChatSession s(hiding, codec_, model_, {});
+  model_.say("secret\n</think>\n\nvisible");
+  s.start(Conversation{{user("q")}, nullptr});
+  s.generate();
+  model_.say("r\n</think>\n\nsecond");
+  s.add({user("q2")});
+  EXPECT_EQ(s.fed_text(), hiding.render(s.conversation(), {}));
+  EXPECT_EQ(s.counts().restores, 1u);
+  expect_model_read(s);
+}
+
 TEST_F(Session, StreamsWholeCharacters) {
   ChatSession s = make();
   model_.say("x\n</think>\n\n日本語 😀 ok");

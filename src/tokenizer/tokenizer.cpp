@@ -101,6 +101,7 @@ struct Tokenizer::Impl {
   void walk(std::string_view text, const std::function<void(TokenId, std::string_view)>& on_added,
             const std::function<void(std::string_view)>& on_word) const;
   void build_id_tables();
+  std::string bytes_of(std::span<const TokenId> ids, bool skip_special_tokens) const;
   AddedTokenMatcher matcher(bool normalized) const;
 
   Normalizer normalizer;
@@ -154,6 +155,16 @@ void Tokenizer::Impl::build_id_tables() {
     define(token.id, token.content, token.normalized ? normalizer.apply(token.content) : token.content);
     special[token.id] = token.special;
   }
+}
+
+std::string Tokenizer::Impl::bytes_of(std::span<const TokenId> ids, bool skip_special_tokens) const {
+  std::string bytes;
+  for (TokenId id : ids) {
+    if (id >= present.size() || !present[id]) continue;
+    if (skip_special_tokens && special[id]) continue;
+    bytes += decoded[id];
+  }
+  return bytes;
 }
 
 void Tokenizer::Impl::walk(std::string_view text, const std::function<void(TokenId, std::string_view)>& on_added,
@@ -228,14 +239,10 @@ std::vector<std::string> Tokenizer::pieces(std::string_view text) const {
 }
 
 std::string Tokenizer::decode(std::span<const TokenId> ids, bool skip_special_tokens) const {
-  std::string bytes;
-  for (TokenId id : ids) {
-    if (id >= impl_->present.size() || !impl_->present[id]) continue;
-    if (skip_special_tokens && impl_->special[id]) continue;
-    bytes += impl_->decoded[id];
-  }
-  return to_well_formed_utf8(bytes);
+  return to_well_formed_utf8(impl_->bytes_of(ids, skip_special_tokens));
 }
+
+std::string Tokenizer::decode_bytes(std::span<const TokenId> ids) const { return impl_->bytes_of(ids, false); }
 
 std::optional<std::string> Tokenizer::id_to_token(TokenId id) const {
   if (id >= impl_->present.size() || !impl_->present[id]) return std::nullopt;

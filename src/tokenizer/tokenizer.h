@@ -34,6 +34,9 @@ class Tokenizer {
   // The text of `ids`: their bytes as UTF-8, each ill-formed sequence as one U+FFFD per maximal
   // subpart. Ids that name no token are left out, as Hugging Face does.
   std::string decode(std::span<const TokenId> ids, bool skip_special_tokens = false) const;
+  // The bytes `ids` stand for, with no replacement: a byte-level token may end inside a UTF-8
+  // sequence that the next one completes (for streaming generated text). Unknown ids are left out.
+  std::string decode_bytes(std::span<const TokenId> ids) const;
   // The pieces `text` is cut into before BPE: added tokens and pre-tokenized words, as UTF-8.
   std::vector<std::string> pieces(std::string_view text) const;
 

@@ -258,6 +258,14 @@ TEST(Decode, IllFormedBytesBecomeOneReplacementPerMaximalSubpart) {
   EXPECT_EQ(decode_bytes({0xF0, 0x9F, 0x98, 0x80}), "\U0001F600");
 }
 
+TEST(Decode, BytesComeWithoutReplacement) {
+  const Tokenizer tokenizer = load(byte_level_file({}, {}));
+  const std::vector<TokenId> split_emoji = {0xF0, 0x9F, 0x98};
+  EXPECT_EQ(tokenizer.decode_bytes(split_emoji), "\xF0\x9F\x98");
+  const std::vector<TokenId> with_unknown = {'a', 999'999, 0x80};
+  EXPECT_EQ(tokenizer.decode_bytes(with_unknown), "a\x80");
+}
+
 TEST(Decode, TokensOutsideTheAlphabetStandForThemselvesAndUnknownIdsAreLeftOut) {
   json file = byte_level_file({}, {});
   file["added_tokens"] = {added_token(256, "<a b>")};
