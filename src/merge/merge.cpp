@@ -25,6 +25,9 @@ using engine::Config;
 using engine::DType;
 using engine::LayerType;
 
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MergeInfo, machine_layers, base_layers, machine_first_dim, machine_hidden, base_vocab,
+                                   trace_tokens, first_reserved_token, norm_scale, parameters, bytes, machine)
+
 namespace {
 
 constexpr const char* kMergeInfoFile = "rvformer-merge.json";
@@ -311,21 +314,6 @@ class TensorFiller {
   std::vector<float> values_, back_;
 };
 
-nlohmann::json info_json(const MergeInfo& info) {
-  return {{"machine_layers", info.machine_layers},
-          {"base_layers", info.base_layers},
-          {"machine_first_dim", info.machine_first_dim},
-          {"machine_hidden", info.machine_hidden},
-          {"base_vocab", info.base_vocab},
-          {"trace_tokens", info.trace_tokens},
-          {"first_trace_token", info.base_vocab},
-          {"first_reserved_token", info.first_reserved_token},
-          {"norm_scale", info.norm_scale},
-          {"parameters", info.parameters},
-          {"bytes", info.bytes},
-          {"machine", info.machine}};
-}
-
 nlohmann::json read_json(const fs::path& path) {
   nlohmann::json json = nlohmann::json::parse(read_file_text(path), nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded() || !json.is_object()) fail("{}: not a JSON object", path.string());
@@ -407,7 +395,7 @@ MergeInfo merge_checkpoints(const fs::path& base_dir, const fs::path& machine_di
     plan.info.first_reserved_token =
         write_tokenizer_files(base_dir, staging, plan.info.base_vocab, plan.info.trace_tokens);
     copy_other_files(base_dir, staging);
-    write_file_atomic(staging / kMergeInfoFile, info_json(plan.info).dump(2) + "\n");
+    write_file_atomic(staging / kMergeInfoFile, nlohmann::json(plan.info).dump(2) + "\n");
     write_file_atomic(staging / "config.json", plan.config_json.dump(2) + "\n");
     fs::remove_all(output);
     fs::rename(staging, output);
@@ -424,11 +412,7 @@ MergeInfo read_merge_info(const fs::path& directory) {
   if (!fs::exists(path)) fail("{} is not a merged checkpoint (no {})", directory.string(), kMergeInfoFile);
   const nlohmann::json json = read_json(path);
   try {
-    return {json.at("machine_layers").get<std::size_t>(), json.at("base_layers").get<std::size_t>(),
-            json.at("machine_first_dim").get<std::size_t>(), json.at("machine_hidden").get<std::size_t>(),
-            json.at("base_vocab").get<std::size_t>(), json.at("trace_tokens").get<std::size_t>(),
-            json.at("first_reserved_token").get<std::size_t>(), json.at("norm_scale").get<double>(),
-            json.at("parameters").get<std::uint64_t>(), json.at("bytes").get<std::uint64_t>(), json.at("machine")};
+    return json.get<MergeInfo>();
   } catch (const std::exception& e) {
     fail("{}: malformed merge description ({})", path.string(), e.what());
   }
