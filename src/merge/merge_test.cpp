@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 #include <random>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -36,10 +37,14 @@ using nlohmann::json;
 constexpr std::size_t kBaseHidden = 64;
 constexpr TokenId kTextTokens = 151643;  // the Qwen3 tokenizer's vocabulary entries
 
+// The directories a test wrote, removed when it ends (checkpoints take tens of MB each).
+std::vector<fs::path> written_directories;
+
 fs::path fresh_directory(const std::string& name) {
   const fs::path dir = fs::path(::testing::TempDir()) /
                        (std::string("merge_") + ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + name);
   fs::remove_all(dir);
+  written_directories.push_back(dir);
   return dir;
 }
 
@@ -71,6 +76,10 @@ class MergeTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (std::string missing = tokenizer::testing::missing_reference_package(); !missing.empty()) GTEST_SKIP() << missing;
+  }
+  void TearDown() override {
+    for (const fs::path& dir : written_directories) fs::remove_all(dir);
+    written_directories.clear();
   }
 
   fs::path machine_for(std::size_t base_hidden) {
