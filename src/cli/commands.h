@@ -15,5 +15,6 @@ void add_machine_commands(CLI::App& app, Action& action);  // compile        (ma
 void add_verify_command(CLI::App& app, Action& action);    // verify         (verify_commands.cpp)
 void add_tokenize_command(CLI::App& app, Action& action);  // tokenize       (tokenizer_commands.cpp)
 void add_chat_command(CLI::App& app, Action& action);      // chat           (chat_commands.cpp)
+void add_merge_command(CLI::App& app, Action& action);     // merge          (merge_commands.cpp)
 
 }  // namespace rvformer::cli

@@ -11,16 +11,22 @@ namespace rvformer::cli {
 
 void add_machine_commands(CLI::App& app, Action& action) {
   auto output = std::make_shared<std::string>();
+  auto base_hidden = std::make_shared<int>(0);
   CLI::App* compile = app.add_subcommand("compile", "Compile the RV32IM+Zba computer into a Qwen3.5 checkpoint");
   compile->add_option("-o,--output", *output, "Directory for config.json, model.safetensors, rvformer-machine.json")
       ->required();
-  compile->callback([output, &action] {
-    action = [output] {
+  compile->add_option("--base-hidden", *base_hidden,
+                      "compile the machine to sit after a base model's N residual dimensions, for `rvformer merge` "
+                      "(default 0: a checkpoint that runs on its own)");
+  compile->callback([output, base_hidden, &action] {
+    action = [output, base_hidden] {
       auto machine = cpu::build_machine();
-      auto info = driver::compile_machine(*machine, *output,
-                                          [](const std::string& m) { fmt::print(stderr, "rvformer: {}\n", m); });
-      fmt::print("{}: {} layers, hidden size {}, MLP width {}, {} parameters ({:.2f}% exactly zero)\n", *output,
-                 info.layers, info.hidden_size, info.intermediate_size, info.parameters,
+      auto info = driver::compile_machine(
+          *machine, *output, [](const std::string& m) { fmt::print(stderr, "rvformer: {}\n", m); }, *base_hidden);
+      fmt::print("{}: {} layers, hidden size {}{}, MLP width {}, {} parameters ({:.2f}% exactly zero)\n", *output,
+                 info.layers, info.hidden_size,
+                 info.base_hidden ? fmt::format(" (after a base model's {})", info.base_hidden) : "",
+                 info.intermediate_size, info.parameters,
                  100.0 * static_cast<double>(info.zero_parameters) / static_cast<double>(info.parameters));
       return 0;
     };

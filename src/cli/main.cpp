@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   rvformer::cli::add_verify_command(app, action);
   rvformer::cli::add_tokenize_command(app, action);
   rvformer::cli::add_chat_command(app, action);
+  rvformer::cli::add_merge_command(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/progress_bar.h"
 #include "engine/checkpoint.h"
 #include "engine/model.h"
 #include "engine/ops.h"
@@ -145,26 +146,6 @@ int run_generate(const GenerateOptions& options) {
   if (!options.save_state.empty()) state.save(options.save_state);
   return 0;
 }
-
-// A progress bar on stderr, redrawn at every whole percent.
-class ProgressBar {
- public:
-  explicit ProgressBar(std::string label) : label_(std::move(label)) {}
-  void operator()(std::uint64_t done, std::uint64_t total) {
-    const int percent = total == 0 ? 100 : static_cast<int>(100 * done / total);
-    if (percent == shown_) return;
-    shown_ = percent;
-    constexpr int width = 40;
-    const std::string bar(static_cast<std::size_t>(percent * width / 100), '#');
-    fmt::print(stderr, "\rrvformer: {} [{:<{}}] {:3d}%  {:.2f} / {:.2f} GB", label_, bar, width, percent,
-               static_cast<double>(done) / 1e9, static_cast<double>(total) / 1e9);
-    if (percent == 100) fmt::print(stderr, "\n");
-  }
-
- private:
-  std::string label_;
-  int shown_ = -1;
-};
 
 int run_synth(const SynthOptions& options) {
   engine::SyntheticModel model = engine::synthetic_preset(options.shape);

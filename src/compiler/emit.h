@@ -37,6 +37,14 @@ struct EmittedModel {
   std::vector<engine::TensorToWrite> tensors_to_write(engine::DType storage = engine::DType::F32) const;
 };
 
-EmittedModel emit(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, const Placement& placement);
+struct EmitOptions {
+  // Only the machine's own dimensions [first_dim, hidden_size) become columns (and rows of the
+  // output projections): the tensors a merge pads with the base model's first_dim zeros. The
+  // RMSNorm scales stay those of the whole width, so the checkpoint is right only once padded.
+  bool machine_dims_only = false;
+};
+
+EmittedModel emit(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, const Placement& placement,
+                  const EmitOptions& options = {});
 
 }  // namespace rvformer::compiler

@@ -49,6 +49,10 @@ class CacheLock {
 
 std::string hex(std::uint64_t value) { return fmt::format("{:016x}", value); }
 
+std::string compile_target(int base_hidden) {
+  return base_hidden ? fmt::format("to sit after a base model's {} dimensions", base_hidden) : "to run on its own";
+}
+
 // Bumped whenever placement or emission changes what a circuit compiles to, so that cached
 // checkpoints of the same circuit from an older compiler are not reused.
 constexpr std::uint64_t kCompilerRevision = 2;
@@ -77,21 +81,30 @@ std::vector<compiler::HeadSlot> bank_heads_from_json(const nlohmann::json& list,
 
 }  // namespace
 
-CompiledMachineInfo compile_machine(const cpu::Machine& machine, const fs::path& directory, const Progress& progress) {
+CompiledMachineInfo compile_machine(const cpu::Machine& machine, const fs::path& directory, const Progress& progress,
+                                    int base_hidden) {
+  return compile_circuit(machine.circuit, directory, progress, base_hidden);
+}
+
+CompiledMachineInfo compile_circuit(const circuit::Circuit& c, const fs::path& directory, const Progress& progress,
+                                    int base_hidden) {
   if (fs::exists(directory) && !fs::exists(directory / kInfoFile) &&
       !(fs::is_directory(directory) && fs::is_empty(directory)))
     fail("{} exists and is not a compiled rvformer machine; refusing to replace it", directory.string());
-  const circuit::Circuit& c = machine.circuit;
+  if (base_hidden < 0) fail("a base model's hidden size cannot be negative ({})", base_hidden);
   progress(fmt::format("placing {} neurons, {} memory banks and {} delays into layers", c.neurons().size(),
                        c.banks().size(), c.delays().size()));
   circuit::CircuitGraph graph = circuit::analyze(c);
-  compiler::Placement placement = compiler::place(c, graph);
+  compiler::Placement placement = compiler::place(c, graph, {.base_hidden = base_hidden});
+  const int own_dims = placement.hidden_size - placement.first_dim;
   progress(fmt::format("computing the weights of {} layers (hidden size {}, MLP width {}, vocabulary {})",
-                       placement.num_layers, placement.hidden_size, placement.intermediate_size, c.vocab_size()));
-  compiler::EmittedModel emitted = compiler::emit(c, graph, placement);
+                       placement.num_layers, base_hidden ? fmt::format("{} after {}", own_dims, base_hidden)
+                                                         : std::to_string(own_dims),
+                       placement.intermediate_size, c.vocab_size()));
+  compiler::EmittedModel emitted = compiler::emit(c, graph, placement, {.machine_dims_only = base_hidden > 0});
 
-  CompiledMachineInfo info{compiled_fingerprint(c), placement.num_layers, placement.hidden_size, placement.intermediate_size,
-                           0, 0, placement.bank_head};
+  CompiledMachineInfo info{compiled_fingerprint(c), placement.num_layers, own_dims, base_hidden,
+                           placement.intermediate_size, 0, 0, placement.bank_head};
   for (const compiler::EmittedTensor& t : emitted.tensors) {
     info.parameters += t.values.size();
     for (float v : t.values) info.zero_parameters += v == 0;
@@ -105,7 +118,8 @@ CompiledMachineInfo compile_machine(const cpu::Machine& machine, const fs::path&
   std::vector<engine::TensorToWrite> tensors = emitted.tensors_to_write();
   engine::write_checkpoint(staging, emitted.config, tensors);
   nlohmann::json json{{"fingerprint", hex(info.fingerprint)},   {"layers", info.layers},
-                      {"hidden_size", info.hidden_size},        {"intermediate_size", info.intermediate_size},
+                      {"hidden_size", info.hidden_size},        {"base_hidden", info.base_hidden},
+                      {"intermediate_size", info.intermediate_size},
                       {"parameters", info.parameters},          {"zero_parameters", info.zero_parameters},
                       {"bank_heads", bank_heads_json(info.bank_heads)}};
   write_file_atomic(staging / kInfoFile, json.dump(2) + "\n");
@@ -120,7 +134,7 @@ CompiledMachineInfo read_machine_info(const fs::path& directory) {
   try {
     nlohmann::json json = nlohmann::json::parse(read_file_text(path));
     return {std::stoull(json.at("fingerprint").get<std::string>(), nullptr, 16), json.at("layers").get<int>(),
-            json.at("hidden_size").get<int>(), json.at("intermediate_size").get<int>(),
+            json.at("hidden_size").get<int>(), json.value("base_hidden", 0), json.at("intermediate_size").get<int>(),
             json.at("parameters").get<std::uint64_t>(), json.at("zero_parameters").get<std::uint64_t>(),
             bank_heads_from_json(json.at("bank_heads"), json.at("layers").get<int>())};
   } catch (const std::exception& e) {
@@ -128,24 +142,38 @@ CompiledMachineInfo read_machine_info(const fs::path& directory) {
   }
 }
 
-fs::path machine_checkpoint(const cpu::Machine& machine, const std::optional<fs::path>& model, const Progress& progress) {
+namespace {
+
+std::string compile_command(const fs::path& directory, int base_hidden) {
+  return fmt::format("rvformer compile -o {}{}", directory.string(),
+                     base_hidden ? fmt::format(" --base-hidden {}", base_hidden) : "");
+}
+
+}  // namespace
+
+fs::path machine_checkpoint(const cpu::Machine& machine, const std::optional<fs::path>& model, const Progress& progress,
+                            int base_hidden) {
   std::uint64_t fingerprint = compiled_fingerprint(machine.circuit);
   if (model) {
     CompiledMachineInfo info = read_machine_info(*model);
     if (info.fingerprint != fingerprint)
       fail("{} was compiled from another machine description or by another compiler (fingerprint {}, this "
-           "build's is {}); run "
-           "`rvformer compile -o {}` again", model->string(), hex(info.fingerprint), hex(fingerprint), model->string());
+           "build's is {}); run `{}` again", model->string(), hex(info.fingerprint), hex(fingerprint),
+           compile_command(*model, base_hidden));
+    if (info.base_hidden != base_hidden)
+      fail("{} was compiled {}, not {}; run `{}`", model->string(), compile_target(info.base_hidden),
+           compile_target(base_hidden), compile_command(*model, base_hidden));
     return *model;
   }
-  fs::path directory = cache_root() / ("machine-" + hex(fingerprint));
+  fs::path directory = cache_root() / ("machine-" + hex(fingerprint) +
+                                       (base_hidden ? fmt::format("-after-{}", base_hidden) : std::string()));
   if (fs::exists(directory / kInfoFile)) return directory;
   fs::create_directories(directory.parent_path());
   // Concurrent runs (parallel tests, two shells) compile once: the others wait for the lock.
   CacheLock lock(directory.string() + ".lock");
   if (fs::exists(directory / kInfoFile)) return directory;
   progress("compiling the machine into weights (once per build; cached in " + directory.string() + ")");
-  compile_machine(machine, directory, progress);
+  compile_machine(machine, directory, progress, base_hidden);
   return directory;
 }
 

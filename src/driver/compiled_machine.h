@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "circuit/circuit.h"
 #include "compiler/placement.h"
 #include "cpu/machine.h"
 
@@ -19,7 +20,11 @@ namespace rvformer::driver {
 struct CompiledMachineInfo {
   std::uint64_t fingerprint = 0;  // of the circuit it was compiled from and the compiler revision
   int layers = 0;
-  int hidden_size = 0;
+  int hidden_size = 0;  // the dimensions the checkpoint holds (the machine's own when base_hidden > 0)
+  // 0: a checkpoint that runs on its own. Otherwise the machine was compiled to sit after a base
+  // model's `base_hidden` residual dimensions (its RMSNorm scales are those of base_hidden +
+  // hidden_size), and the checkpoint holds only its own dimensions: it runs once merged.
+  int base_hidden = 0;
   int intermediate_size = 0;
   std::uint64_t parameters = 0;
   std::uint64_t zero_parameters = 0;
@@ -31,18 +36,22 @@ struct CompiledMachineInfo {
 using Progress = std::function<void(const std::string& message)>;
 
 // Places, emits and writes the machine as a checkpoint into `directory` (created atomically:
-// built beside it, then renamed into place). An existing `directory` is replaced only if it is
-// empty or a compiled machine.
+// built beside it, then renamed into place), on its own or to sit after `base_hidden` dimensions of
+// a base model. An existing `directory` is replaced only if it is empty or a compiled machine.
 CompiledMachineInfo compile_machine(const cpu::Machine& machine, const std::filesystem::path& directory,
-                                    const Progress& progress);
+                                    const Progress& progress, int base_hidden = 0);
+// The same for any circuit (tests compile small ones).
+CompiledMachineInfo compile_circuit(const circuit::Circuit& circuit, const std::filesystem::path& directory,
+                                    const Progress& progress, int base_hidden = 0);
 
 // Reads rvformer-machine.json; throws rvformer::Error if it is missing or malformed.
 CompiledMachineInfo read_machine_info(const std::filesystem::path& directory);
 
-// The checkpoint to run: `model` if given (it must have been compiled from this machine), else the
-// cached one for this machine, compiled first if the cache lacks it. The cache lives in
+// The checkpoint to run (base_hidden 0) or to merge after a base model's `base_hidden` dimensions:
+// `model` if given (it must have been compiled from this machine for that target), else the cached
+// one for this machine and target, compiled first if the cache lacks it. The cache lives in
 // $RVFORMER_CACHE, else $XDG_CACHE_HOME/rvformer, else ~/.cache/rvformer.
 std::filesystem::path machine_checkpoint(const cpu::Machine& machine, const std::optional<std::filesystem::path>& model,
-                                         const Progress& progress);
+                                         const Progress& progress, int base_hidden = 0);
 
 }  // namespace rvformer::driver
