@@ -12,12 +12,12 @@
 #include "cli/weights.h"
 #include "driver/trace_protocol.h"
 #include "emulator/emulator.h"
+#include "isa/trap.h"
 #include "program/memory_map.h"
 #include "support/error.h"
 #include "toolchain/compiler.h"
 #include "toolchain/program_loader.h"
 #include "toolchain/source_tree.h"
-#include "verify/machine_state.h"
 
 namespace rvformer::cli {
 namespace {
@@ -72,18 +72,24 @@ void print_stats(const RunStats& stats) {
 }
 
 // Why the run did not end with the program's own exit, or nothing.
-std::optional<std::string> run_failure(const emulator::RunResult& result,
-                                       const emulator::Emulator& machine) {
+std::optional<std::string> run_failure(const emulator::RunResult& result, const emulator::Emulator& machine) {
   switch (result.reason) {
-    case emulator::StopReason::kExited:
-      return std::nullopt;
-    case emulator::StopReason::kTrapped:
-      return "the program trapped: " + emulator::describe_trap(result.trap, machine.map());
+    case emulator::StopReason::kExited: return std::nullopt;
+    case emulator::StopReason::kTrapped: return isa::trapped_message(result.trap, machine.map());
     case emulator::StopReason::kInstructionLimit:
-      return fmt::format("the program did not finish within {} instructions (stopped at pc "
-                         "0x{:08x})", machine.instructions_retired(), machine.pc());
+      return isa::instruction_limit_message(machine.instructions_retired(), machine.pc());
   }
   return std::nullopt;
+}
+
+std::optional<std::string> run_failure(const driver::RunResult& result, const program::ProgramImage& image) {
+  switch (result.end) {
+    case driver::RunEnd::kExited: return std::nullopt;
+    case driver::RunEnd::kTrapped: return isa::trapped_message(result.trap, image.map);
+    case driver::RunEnd::kInstructionLimit: return isa::instruction_limit_message(result.instructions, result.pc);
+    case driver::RunEnd::kStopped: break;
+  }
+  fail("the run in the weights stopped without a reason");
 }
 
 int run_on_emulator(const program::ProgramImage& image, const RunOptions& options) {
@@ -105,16 +111,7 @@ int run_on_emulator(const program::ProgramImage& image, const RunOptions& option
                  .trace = std::nullopt});
   }
   // The process exit status carries the program's exit code modulo 256, as POSIX exit() does.
-  return failure ? 2 : static_cast<int>(result.exit_code & 0xFF);
-}
-
-// The PC of the next instruction when a run stops at the instruction limit, as the emulator reports
-// it: the state's PC latch still holds the last retired instruction, and the token it emitted (not
-// fed back) says whether the next one follows it or is a jump target.
-std::uint32_t stopped_pc(const LoadedMachine& loaded, std::uint32_t pending_token) {
-  std::uint32_t last = verify::MachineStateReader(*loaded.machine, loaded.info.bank_heads).pc(loaded.token_machine->recurrent_state());
-  cpu::TraceToken token = cpu::decode_token(pending_token);
-  return token.kind == cpu::TokenKind::kJump ? program::kRvformerMap.code.base + 4 * token.payload : last + 4;
+  return failure ? 2 : isa::exit_status(result.exit_code);
 }
 
 int run_in_weights(const program::ProgramImage& image, const RunOptions& options) {
@@ -135,11 +132,7 @@ int run_in_weights(const program::ProgramImage& image, const RunOptions& options
   driver::RunResult result = driver::run_program(*loaded.token_machine, image, run);
   std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   std::fflush(stdout);
-  std::optional<std::string> failure;
-  if (result.end == driver::RunEnd::kTrapped) failure = "the program trapped: " + driver::describe_trap(result.trap, image);
-  if (result.end == driver::RunEnd::kInstructionLimit)
-    failure = fmt::format("the program did not finish within {} instructions (stopped at pc 0x{:08x})",
-                          result.instructions, stopped_pc(loaded, result.pending_token));
+  std::optional<std::string> failure = run_failure(result, image);
   if (failure) fmt::print(stderr, "rvformer: error: {}\n", *failure);
   if (options.stats)
     print_stats({.on = "weights",
@@ -147,7 +140,7 @@ int run_in_weights(const program::ProgramImage& image, const RunOptions& options
                  .seconds = elapsed.count(),
                  .exit_code = failure ? std::nullopt : std::optional(result.exit_code),
                  .trace = result});
-  return failure ? 2 : static_cast<int>(result.exit_code & 0xFF);
+  return failure ? 2 : isa::exit_status(result.exit_code);
 }
 
 int run_command(const RunOptions& options) {

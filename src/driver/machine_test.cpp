@@ -6,6 +6,7 @@
 #include "driver/evaluator_machine.h"
 #include "driver/model_machine.h"
 #include "emulator/emulator.h"
+#include "isa/trap.h"
 #include "toolchain/program_testing.h"
 
 namespace rvformer::driver {
@@ -21,7 +22,7 @@ Outcome run_on_emulator(const program::ProgramImage& image) {
   emulator::Emulator emu(image);
   Outcome o;
   auto r = emu.run(100'000'000, [&](std::uint8_t b) { o.console.push_back(static_cast<char>(b)); });
-  o.exit_code = r.exit_code & 0xFF;
+  o.exit_code = isa::exit_status(r.exit_code);
   o.instructions = emu.instructions_retired();
   return o;
 }

@@ -23,6 +23,7 @@ nlohmann::json to_json(const RunCheckpoint& c) {
           {"instructions", c.position.instructions},
           {"trace_tokens", c.position.trace_tokens},
           {"load_tokens", c.position.load_tokens},
+          {"pc", c.position.pc},
           {"machine_fingerprint", c.machine_fingerprint},
           {"program_digest", c.program_digest}};
 }
@@ -34,6 +35,7 @@ RunCheckpoint from_json(const nlohmann::json& j) {
   c.position.instructions = j.at("instructions").get<std::uint64_t>();
   c.position.trace_tokens = j.at("trace_tokens").get<std::uint64_t>();
   c.position.load_tokens = j.at("load_tokens").get<std::uint64_t>();
+  c.position.pc = j.at("pc").get<std::uint32_t>();
   c.machine_fingerprint = j.at("machine_fingerprint").get<std::uint64_t>();
   c.program_digest = j.at("program_digest").get<std::uint64_t>();
   return c;
