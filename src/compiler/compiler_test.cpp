@@ -16,6 +16,7 @@
 #include "engine/checkpoint.h"
 #include "engine/fast_model.h"
 #include "engine/model.h"
+#include "support/error.h"
 
 namespace rvformer::compiler {
 namespace {
@@ -113,6 +114,21 @@ class CompilerTest : public ::testing::Test {
     return dir;
   }
 };
+
+TEST_F(CompilerTest, PlacementFailsClearlyWhenTheConstantDimensionsDoNotSettle) {
+  ToyMachine m;
+  CircuitGraph graph = analyze(m.c);
+  Placement settled = place(m.c, graph);
+  ASSERT_GT(settled.constant_dims, 1) << "the toy's width must need more than the first round's one constant";
+  // One round allocates with one constant dimension and finds it needs more: that is not a placement.
+  try {
+    place(m.c, graph, {.min_layers = 1, .constant_dim_rounds = 1});
+    FAIL() << "an unsettled placement was returned";
+  } catch (const rvformer::Error& e) {
+    EXPECT_EQ(e.what(), fmt::format("compiler: the residual's constant dimensions did not settle by allocation round 1 "
+                                    "(it needed {} constant dimensions, not 1)", settled.constant_dims));
+  }
+}
 
 TEST_F(CompilerTest, EvaluatorPredictsTheToyMachine) {
   ToyMachine m;

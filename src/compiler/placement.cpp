@@ -301,7 +301,7 @@ Placement place(const circuit::Circuit& circuit, const circuit::CircuitGraph& gr
 
   // The constant dimensions come first; count them after we know the width they must balance.
   int constant_dims = 1;
-  for (int attempt = 0; attempt < 4; ++attempt) {
+  for (int round = 1;; ++round) {
     allocate_dims(circuit, p, life, constant_dims);
     int needed_constants = 0;
     int width = padded_width(p.hidden_size - constant_dims, needed_constants);
@@ -309,6 +309,10 @@ Placement place(const circuit::Circuit& circuit, const circuit::CircuitGraph& gr
       p.hidden_size = width;
       break;
     }
+    // Going on would emit a residual whose width and constants disagree.
+    if (round >= options.constant_dim_rounds)
+      fail("compiler: the residual's constant dimensions did not settle by allocation round {} (it needed {} "
+           "constant dimensions, not {})", round, needed_constants, constant_dims);
     constant_dims = needed_constants;
     p.clears.clear();
   }

@@ -54,6 +54,9 @@ struct Placement {
 
 struct PlacementOptions {
   int min_layers = 1;
+  // Rounds of residual-dimension allocation allowed to settle how many constant dimensions lead
+  // the residual: their count depends on the padded width, which depends on the allocation.
+  int constant_dim_rounds = 4;
 };
 
 Placement place(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, const PlacementOptions& options = {});
