@@ -3,9 +3,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "cli/cli_testing.h"
+#include "engine/safetensors.h"
 #include "toolchain/source_tree.h"
 
 namespace rvformer::cli {
@@ -13,6 +16,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
+using ::testing::Not;
 using ::testing::StartsWith;
 using toolchain::ProcessResult;
 
@@ -26,6 +30,37 @@ std::string errors(const std::string& standard_error) {
   while (std::getline(in, line))
     if (line.starts_with("rvformer: error:")) kept += line + "\n";
   return kept;
+}
+
+// The cached compiled machine, as `run` names it when it loads it ("rvformer: loading DIR (fast path)").
+std::filesystem::path cached_machine() {
+  ProcessResult result = rvformer({"run", "--max-instructions", "1"});
+  std::smatch match;
+  if (!std::regex_search(result.standard_error, match, std::regex("rvformer: loading (.*) \\(fast path\\)")))
+    ADD_FAILURE() << "no loading line in: " << result.standard_error;
+  return match[1].str();
+}
+
+// Zeroes `count` float weights of `tensor` in a safetensors file, from its first non-zero one on.
+void zero_weights(const std::filesystem::path& file, const std::string& tensor, std::size_t count) {
+  std::size_t offset = 0;
+  {
+    engine::SafetensorsFile weights(file);
+    for (const engine::TensorRecord& record : weights.header().tensors) {
+      if (record.name != tensor) continue;
+      std::span<const std::uint8_t> bytes = weights.tensor_bytes(record);
+      std::size_t first = 0;
+      while (first < bytes.size() && bytes[first] == 0) ++first;
+      ASSERT_LE(first / 4 * 4 + 4 * count, bytes.size()) << tensor << " has too few weights after its first non-zero one";
+      offset = weights.header().data_start + record.begin + first / 4 * 4;
+    }
+  }
+  ASSERT_NE(offset, 0u) << "no tensor " << tensor;
+  std::fstream stream(file, std::ios::in | std::ios::out | std::ios::binary);
+  stream.seekp(static_cast<std::streamoff>(offset));
+  std::string zeros(4 * count, '\0');
+  stream.write(zeros.data(), static_cast<std::streamsize>(zeros.size()));
+  ASSERT_TRUE(stream.good());
 }
 
 class WeightsCommands : public CommandTest {
@@ -104,6 +139,19 @@ TEST_F(WeightsCommands, VerifyGoesOnFromACheckpointAndRefusesAnotherProgramsOne)
   result = rvformer({"verify", "--checkpoint", checkpoint, write_source("other.c", "int main(void) { return 3; }\n")});
   EXPECT_EQ(result.exit_status, 2);
   EXPECT_THAT(result.standard_error, HasSubstr("the checkpoint belongs to another program"));
+}
+
+TEST_F(WeightsCommands, ADamagedCheckpointIsReportedAsDamagedNotAsAProgramFault) {
+  const std::string copy = path("damaged");
+  ProcessResult copied = toolchain::run_process({"cp", "-r", "--sparse=always", cached_machine().string(), copy},
+                                                {.capture_output = true, .timeout = std::chrono::seconds(300)});
+  ASSERT_EQ(copied.exit_status, 0) << copied.standard_error;
+  zero_weights(std::filesystem::path(copy) / "model.safetensors", "model.layers.0.mlp.up_proj.weight", 4095);
+  ProcessResult result = rvformer({"run", "--model", copy, toolchain::default_program().string()});
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_THAT(errors(result.standard_error),
+              MatchesRegex("rvformer: error: the checkpoint is damaged: .*tensor 'layers.0.mlp.up_proj.weight'.*\n"));
+  EXPECT_THAT(result.standard_error, Not(HasSubstr("trapped")));
 }
 
 TEST_F(WeightsCommands, CompileRefusesToReplaceADirectoryThatIsNotAMachine) {

@@ -24,11 +24,12 @@ LoadedMachine load_machine(const WeightsOptions& options) {
   loaded.checkpoint = driver::machine_checkpoint(*loaded.machine, model_dir, print_progress);
   loaded.info = driver::read_machine_info(loaded.checkpoint);
   print_progress(fmt::format("loading {} ({} path)", loaded.checkpoint.string(), options.engine));
+  const engine::Checkpoint checkpoint = driver::open_compiled_machine(loaded.checkpoint, loaded.info);
   if (options.engine == "dense") {
-    loaded.dense = std::make_unique<engine::Model>(engine::Model::load(loaded.checkpoint));
+    loaded.dense = std::make_unique<engine::Model>(checkpoint);
     loaded.token_machine = std::make_unique<driver::ModelMachine>(*loaded.dense);
   } else {
-    loaded.fast = std::make_unique<engine::FastModel>(engine::FastModel::load(loaded.checkpoint));
+    loaded.fast = std::make_unique<engine::FastModel>(checkpoint);
     loaded.token_machine = std::make_unique<driver::FastModelMachine>(*loaded.fast);
   }
   return loaded;

@@ -11,11 +11,12 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <xxhash.h>
 
 #include "circuit/graph.h"
 #include "compiler/emit.h"
 #include "compiler/placement.h"
-#include "engine/checkpoint.h"
+#include "driver/machine_sources_hash.h"  // generated: kMachineSourcesHash (src/driver/CMakeLists.txt)
 #include "support/error.h"
 #include "support/file.h"
 
@@ -49,13 +50,30 @@ class CacheLock {
 
 std::string hex(std::uint64_t value) { return fmt::format("{:016x}", value); }
 
-// Bumped whenever placement or emission changes what a circuit compiles to, so that cached
-// checkpoints of the same circuit from an older compiler are not reused.
-constexpr std::uint64_t kCompilerRevision = 2;
-
-// The circuit's fingerprint combined with the compiler revision.
+// The circuit's fingerprint combined with the hash of the sources that decide the weights.
 std::uint64_t compiled_fingerprint(const circuit::Circuit& c) {
-  return c.fingerprint() ^ (kCompilerRevision * 0x9e3779b97f4a7c15ull);
+  const std::uint64_t parts[2] = {c.fingerprint(), kMachineSourcesHash};
+  return XXH3_64bits(parts, sizeof parts);
+}
+
+std::uint64_t tensor_digest(std::span<const std::uint8_t> bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
+
+std::map<std::string, std::uint64_t> tensor_digests(const engine::Checkpoint& checkpoint) {
+  std::map<std::string, std::uint64_t> digests;
+  for (const engine::CheckpointTensor& tensor : checkpoint.tensors()) digests[tensor.name] = tensor_digest(tensor.bytes);
+  return digests;
+}
+
+nlohmann::json digests_json(const std::map<std::string, std::uint64_t>& digests) {
+  nlohmann::json object = nlohmann::json::object();
+  for (const auto& [name, digest] : digests) object[name] = hex(digest);
+  return object;
+}
+
+std::map<std::string, std::uint64_t> digests_from_json(const nlohmann::json& object) {
+  std::map<std::string, std::uint64_t> digests;
+  for (const auto& [name, digest] : object.items()) digests[name] = std::stoull(digest.get<std::string>(), nullptr, 16);
+  return digests;
 }
 
 nlohmann::json bank_heads_json(const std::vector<compiler::HeadSlot>& heads) {
@@ -91,7 +109,7 @@ CompiledMachineInfo compile_machine(const cpu::Machine& machine, const fs::path&
   compiler::EmittedModel emitted = compiler::emit(c, graph, placement);
 
   CompiledMachineInfo info{compiled_fingerprint(c), placement.num_layers, placement.hidden_size, placement.intermediate_size,
-                           0, 0, placement.bank_head};
+                           0, 0, placement.bank_head, {}};
   for (const compiler::EmittedTensor& t : emitted.tensors) {
     info.parameters += t.values.size();
     for (float v : t.values) info.zero_parameters += v == 0;
@@ -104,10 +122,13 @@ CompiledMachineInfo compile_machine(const cpu::Machine& machine, const fs::path&
                        directory.string()));
   std::vector<engine::TensorToWrite> tensors = emitted.tensors_to_write();
   engine::write_checkpoint(staging, emitted.config, tensors);
+  // The digests are taken from what was written, read back, so that they vouch for the file.
+  info.tensor_digests = tensor_digests(engine::Checkpoint::open(staging));
   nlohmann::json json{{"fingerprint", hex(info.fingerprint)},   {"layers", info.layers},
                       {"hidden_size", info.hidden_size},        {"intermediate_size", info.intermediate_size},
                       {"parameters", info.parameters},          {"zero_parameters", info.zero_parameters},
-                      {"bank_heads", bank_heads_json(info.bank_heads)}};
+                      {"bank_heads", bank_heads_json(info.bank_heads)},
+                      {"tensor_digests", digests_json(info.tensor_digests)}};
   write_file_atomic(staging / kInfoFile, json.dump(2) + "\n");
   fs::remove_all(directory);
   fs::rename(staging, directory);
@@ -122,10 +143,33 @@ CompiledMachineInfo read_machine_info(const fs::path& directory) {
     return {std::stoull(json.at("fingerprint").get<std::string>(), nullptr, 16), json.at("layers").get<int>(),
             json.at("hidden_size").get<int>(), json.at("intermediate_size").get<int>(),
             json.at("parameters").get<std::uint64_t>(), json.at("zero_parameters").get<std::uint64_t>(),
-            bank_heads_from_json(json.at("bank_heads"), json.at("layers").get<int>())};
+            bank_heads_from_json(json.at("bank_heads"), json.at("layers").get<int>()),
+            digests_from_json(json.value("tensor_digests", nlohmann::json::object()))};
   } catch (const std::exception& e) {
     fail("{}: malformed machine description ({})", path.string(), e.what());
   }
+}
+
+engine::Checkpoint open_compiled_machine(const fs::path& directory, const CompiledMachineInfo& info) {
+  const std::string advice = fmt::format(
+      "compile it again with `rvformer compile -o {0}` (if it is the cached machine, remove {0} and the next run "
+      "compiles it)", directory.string());
+  std::optional<engine::Checkpoint> checkpoint;
+  try {
+    checkpoint = engine::Checkpoint::open(directory);
+  } catch (const Error& e) {
+    fail("the checkpoint is damaged: {}; {}", e.what(), advice);
+  }
+  if (checkpoint->tensors().size() != info.tensor_digests.size())
+    fail("the checkpoint is damaged: {} holds {} tensors but {} were recorded when it was compiled; {}",
+         directory.string(), checkpoint->tensors().size(), info.tensor_digests.size(), advice);
+  for (const engine::CheckpointTensor& tensor : checkpoint->tensors()) {
+    auto recorded = info.tensor_digests.find(tensor.name);
+    if (recorded == info.tensor_digests.end() || recorded->second != tensor_digest(tensor.bytes))
+      fail("the checkpoint is damaged: tensor '{}' in {} is not what was written when the machine was compiled "
+           "(its digest differs); {}", tensor.name, tensor.file->source(), advice);
+  }
+  return std::move(*checkpoint);
 }
 
 fs::path machine_checkpoint(const cpu::Machine& machine, const std::optional<fs::path>& model, const Progress& progress) {
