@@ -18,7 +18,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version end here too, successfully; anything else is a usage error.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+    fmt::print(stderr, "rvformer: error: {}\n", e.what());
+    return 2;
   }
   try {
     return action ? action() : 0;

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/whole_number_option.h"
 #include "engine/checkpoint.h"
 #include "engine/model.h"
 #include "engine/ops.h"
@@ -30,7 +31,7 @@ struct InfoOptions {
 struct GenerateOptions {
   std::string directory;
   std::string tokens;
-  std::size_t steps = 0;
+  std::uint64_t steps = 0;
   bool logits = false;
   std::string load_state;
   std::string save_state;
@@ -122,7 +123,7 @@ int run_generate(const GenerateOptions& options) {
     logits = model.decode(state, token);
     print_position(logits, options.logits, line);
   }
-  for (std::size_t step = 0; step < options.steps; ++step) {
+  for (std::uint64_t step = 0; step < options.steps; ++step) {
     logits = model.decode(state, static_cast<engine::TokenId>(engine::argmax(logits)));
     print_position(logits, options.logits, line);
   }
@@ -149,7 +150,7 @@ void add_model_commands(CLI::App& app, Action& action) {
       "forward pass: the argmax token id (and with --logits every logit as %.9g)");
   generate->add_option("DIR", generate_options->directory, "checkpoint directory")->required();
   generate->add_option("--tokens", generate_options->tokens, "comma-separated token ids, e.g. 5,17,3")->required();
-  generate->add_option("--steps", generate_options->steps, "greedy steps after the given tokens (default 0)");
+  add_whole_number_option(*generate, "--steps", generate_options->steps, "greedy steps after the given tokens (default 0)");
   generate->add_flag("--logits", generate_options->logits, "also print all logits of each position");
   generate->add_option("--load-state", generate_options->load_state, "start from this state file");
   generate->add_option("--save-state", generate_options->save_state, "save the final state to this file");

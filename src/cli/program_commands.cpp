@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/weights.h"
+#include "cli/whole_number_option.h"
 #include "driver/trace_protocol.h"
 #include "emulator/emulator.h"
 #include "isa/trap.h"
@@ -171,8 +172,7 @@ void add_run_command(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"emulator", "weights"}));
   run->add_flag("--stats", options->stats,
                 "Print instructions and seconds as one JSON line, the last line of stderr");
-  run->add_option("--max-instructions", options->max_instructions,
-                  "Stop with an error after N instructions");
+  add_whole_number_option(*run, "--max-instructions", options->max_instructions, "Stop with an error after N instructions");
   add_weights_options(*run, options->weights);
   run->add_option("--dump-trace", options->dump_trace,
                   "Write every token fed to the model (loading included), one id per line, to FILE");
@@ -184,8 +184,7 @@ void add_compile_command(CLI::App& app, Action& action) {
   CLI::App* cc = app.add_subcommand("cc", "Compile and link C programs for the rvformer machine");
   cc->add_option("FILE", options->sources, "C or assembly sources")->required();
   cc->add_option("-o", options->output, "Output ELF file")->required();
-  cc->add_option("-O", options->optimization_level, "Optimisation level 0-3 (default 2)")
-      ->check(CLI::Range(0, 3));
+  add_whole_number_option(*cc, "-O", options->optimization_level, "Optimisation level 0-3 (default 2)", 0, 3);
   std::vector<std::string> targets;
   for (const program::MemoryMap& map : program::kMemoryMaps) targets.emplace_back(map.name);
   cc->add_option("--target", options->target,

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/weights.h"
+#include "cli/whole_number_option.h"
 #include "driver/run_checkpoint.h"
 #include "driver/trace_protocol.h"
 #include "support/error.h"
@@ -97,15 +98,13 @@ void add_verify_command(CLI::App& app, Action& action) {
   verify->add_option("PROGRAM", options->program, "C source (compiled with -O2) or ELF executable; default examples/hello.c");
   verify->add_flag("--free-run", options->free_run,
                    "Compare only console output, exit status or trap, and the final registers");
-  verify->add_option("--check-every", options->check_every,
-                     "Compare PC and registers after every N retired instructions (default 1)")
-      ->check(CLI::PositiveNumber);
-  verify->add_option("--max-instructions", options->max_instructions, "Stop (cleanly) after N instructions");
+  add_whole_number_option(*verify, "--check-every", options->check_every,
+                          "Compare PC and registers after every N retired instructions (default 1)", 1);
+  add_whole_number_option(*verify, "--max-instructions", options->max_instructions, "Stop (cleanly) after N instructions");
   verify->add_option("--checkpoint", options->checkpoint,
                      "Save the run to FILE as it goes (atomically), and go on from FILE if it exists");
-  verify->add_option("--checkpoint-every", options->checkpoint_every,
-                     "Instructions between checkpoints (default 1000000)")
-      ->check(CLI::PositiveNumber);
+  add_whole_number_option(*verify, "--checkpoint-every", options->checkpoint_every,
+                          "Instructions between checkpoints (default 1000000)", 1);
   add_weights_options(*verify, options->weights);
   verify->callback([options, &action] { action = [options] { return verify_command(*options); }; });
 }
