@@ -66,5 +66,29 @@ TEST(CommandLine, TheLargestCountIsAccepted) {
   EXPECT_THAT(result.standard_error, HasSubstr("apply to runs in the weights"));
 }
 
+TEST(CommandLine, UnknownCommandsAreNamed) {
+  expect_refused({"bogus"}, "unknown command 'bogus'; the commands are run, cc, model, compile, verify (rvformer --help)");
+  expect_refused({"model", "bogus"},
+                 "unknown command 'model bogus'; the model commands are info, generate (rvformer model --help)");
+  expect_refused({}, "no command given; the commands are run, cc, model, compile, verify (rvformer --help)");
+  expect_refused({"model"}, "no command given; the model commands are info, generate (rvformer model --help)");
+  expect_refused({"--bogus"}, "unknown option '--bogus' where a command belongs; the commands are run, cc, model, "
+                              "compile, verify (rvformer --help)");
+}
+
+TEST(CommandLine, VersionAndHelp) {
+  ProcessResult version = rvformer({"--version"});
+  EXPECT_EQ(version.exit_status, 0) << version.standard_error;
+  EXPECT_EQ(version.standard_output, "rvformer " RVFORMER_VERSION "\n");
+  for (const std::vector<std::string>& help : {std::vector<std::string>{"help"}, {"--help"}}) {
+    ProcessResult result = rvformer(help);
+    EXPECT_EQ(result.exit_status, 0) << result.standard_error;
+    EXPECT_THAT(result.standard_output, HasSubstr("Run a RISC-V program"));
+  }
+  ProcessResult run_help = rvformer({"help", "run"});
+  EXPECT_EQ(run_help.exit_status, 0) << run_help.standard_error;
+  EXPECT_THAT(run_help.standard_output, HasSubstr("--max-instructions"));
+}
+
 }  // namespace
 }  // namespace rvformer::cli
