@@ -9,9 +9,18 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "support/error.h"
 
 namespace {
+
+namespace exit_status = rvformer::cli::exit_status;
+
+int report(const std::exception& error, int status) {
+  std::fflush(stdout);
+  fmt::print(stderr, "rvformer: error: {}\n", error.what());
+  return status;
+}
 
 // The words after the program name, with `help [COMMAND...]` read as `[COMMAND...] --help`.
 std::vector<std::string> command_words(int argc, char** argv) {
@@ -64,17 +73,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help and --version end here too, successfully; anything else is a usage error.
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
-    fmt::print(stderr, "rvformer: error: {}\n", e.what());
-    return 2;
+    return report(e, exit_status::kBadInput);
   } catch (const rvformer::Error& e) {
-    fmt::print(stderr, "rvformer: error: {}\n", e.what());
-    return 2;
+    return report(e, exit_status::kBadInput);
   }
   try {
     return action ? action() : 0;
+  } catch (const rvformer::BuildError& e) {
+    return report(e, exit_status::kBuildFailed);
   } catch (const rvformer::Error& e) {
-    std::fflush(stdout);
-    fmt::print(stderr, "rvformer: error: {}\n", e.what());
-    return 2;
+    return report(e, exit_status::kBadInput);
   }
 }

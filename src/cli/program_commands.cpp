@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "cli/weights.h"
 #include "cli/whole_number_option.h"
 #include "driver/trace_protocol.h"
@@ -72,25 +73,44 @@ void print_stats(const RunStats& stats) {
              stats.on, stats.instructions, stats.seconds, rate, trace, exit_code);
 }
 
-// Why the run did not end with the program's own exit, or nothing.
-std::optional<std::string> run_failure(const emulator::RunResult& result, const emulator::Emulator& machine) {
+// Why a run did not end with the program's own exit, and the status that says so.
+struct Failure {
+  int status;
+  std::string message;
+};
+
+std::optional<Failure> run_failure(const emulator::RunResult& result, const emulator::Emulator& machine) {
   switch (result.reason) {
     case emulator::StopReason::kExited: return std::nullopt;
-    case emulator::StopReason::kTrapped: return isa::trapped_message(result.trap, machine.map());
+    case emulator::StopReason::kTrapped:
+      return Failure{exit_status::kTrapped, isa::trapped_message(result.trap, machine.map())};
     case emulator::StopReason::kInstructionLimit:
-      return isa::instruction_limit_message(machine.instructions_retired(), machine.pc());
+      return Failure{exit_status::kInstructionLimit,
+                     isa::instruction_limit_message(machine.instructions_retired(), machine.pc())};
   }
   return std::nullopt;
 }
 
-std::optional<std::string> run_failure(const driver::RunResult& result, const program::ProgramImage& image) {
+std::optional<Failure> run_failure(const driver::RunResult& result, const program::ProgramImage& image) {
   switch (result.end) {
     case driver::RunEnd::kExited: return std::nullopt;
-    case driver::RunEnd::kTrapped: return isa::trapped_message(result.trap, image.map);
-    case driver::RunEnd::kInstructionLimit: return isa::instruction_limit_message(result.instructions, result.pc);
+    case driver::RunEnd::kTrapped: return Failure{exit_status::kTrapped, isa::trapped_message(result.trap, image.map)};
+    case driver::RunEnd::kInstructionLimit:
+      return Failure{exit_status::kInstructionLimit, isa::instruction_limit_message(result.instructions, result.pc)};
     case driver::RunEnd::kStopped: break;
   }
   fail("the run in the weights stopped without a reason");
+}
+
+// Reports how the run ended (the failure printed here rather than thrown, so that --stats stays the
+// last line of stderr) and returns the process status: the failure's, or the program's own exit
+// status (isa::exit_status, as POSIX exit() keeps it).
+int end_run(const std::optional<Failure>& failure, std::uint32_t exit_code, RunStats stats, bool print) {
+  std::fflush(stdout);
+  if (failure) fmt::print(stderr, "rvformer: error: {}\n", failure->message);
+  if (!failure) stats.exit_code = exit_code;
+  if (print) print_stats(stats);
+  return failure ? failure->status : isa::exit_status(exit_code);
 }
 
 int run_on_emulator(const program::ProgramImage& image, const RunOptions& options) {
@@ -100,19 +120,10 @@ int run_on_emulator(const program::ProgramImage& image, const RunOptions& option
       machine.run(options.max_instructions.value_or(std::numeric_limits<std::uint64_t>::max()),
                   write_console_byte);
   std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-  std::fflush(stdout);
-  std::optional<std::string> failure = run_failure(result, machine);
-  // Printed here rather than thrown, so that --stats stays the last line of stderr.
-  if (failure) fmt::print(stderr, "rvformer: error: {}\n", *failure);
-  if (options.stats) {
-    print_stats({.on = "emulator",
-                 .instructions = machine.instructions_retired(),
-                 .seconds = elapsed.count(),
-                 .exit_code = failure ? std::nullopt : std::optional(result.exit_code),
-                 .trace = std::nullopt});
-  }
-  // The process exit status carries the program's exit code modulo 256, as POSIX exit() does.
-  return failure ? 2 : isa::exit_status(result.exit_code);
+  return end_run(run_failure(result, machine), result.exit_code,
+                 {.on = "emulator", .instructions = machine.instructions_retired(), .seconds = elapsed.count(),
+                  .exit_code = std::nullopt, .trace = std::nullopt},
+                 options.stats);
 }
 
 int run_in_weights(const program::ProgramImage& image, const RunOptions& options) {
@@ -132,16 +143,10 @@ int run_in_weights(const program::ProgramImage& image, const RunOptions& options
   auto start = std::chrono::steady_clock::now();
   driver::RunResult result = driver::run_program(*loaded.token_machine, image, run);
   std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-  std::fflush(stdout);
-  std::optional<std::string> failure = run_failure(result, image);
-  if (failure) fmt::print(stderr, "rvformer: error: {}\n", *failure);
-  if (options.stats)
-    print_stats({.on = "weights",
-                 .instructions = result.instructions,
-                 .seconds = elapsed.count(),
-                 .exit_code = failure ? std::nullopt : std::optional(result.exit_code),
-                 .trace = result});
-  return failure ? 2 : isa::exit_status(result.exit_code);
+  return end_run(run_failure(result, image), result.exit_code,
+                 {.on = "weights", .instructions = result.instructions, .seconds = elapsed.count(),
+                  .exit_code = std::nullopt, .trace = result},
+                 options.stats);
 }
 
 int run_command(const RunOptions& options) {

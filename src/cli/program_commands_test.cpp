@@ -62,7 +62,7 @@ TEST_F(ProgramCommands, TrapEndsTheRunAfterTheOutputSoFar) {
       "#include <stdio.h>\n"
       "int main(void) { printf(\"before the trap\"); *(volatile int*)0 = 1; return 0; }\n");
   ProcessResult result = rvformer({"run", "--on", "emulator", "--stats", source});
-  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_EQ(result.exit_status, 4);
   EXPECT_EQ(result.standard_output, "before the trap");
   EXPECT_THAT(result.standard_error,
               MatchesRegex("rvformer: error: the program trapped: store access fault at pc "
@@ -74,7 +74,7 @@ TEST_F(ProgramCommands, TrapEndsTheRunAfterTheOutputSoFar) {
 TEST_F(ProgramCommands, IllegalInstruction) {
   std::string source = write_source("ecall.c", "int main(void) { __asm__ volatile(\"ecall\"); }\n");
   ProcessResult result = rvformer({"run", "--on", "emulator", source});
-  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_EQ(result.exit_status, 4);
   EXPECT_THAT(result.standard_error, MatchesRegex("rvformer: error: the program trapped: illegal "
                                                   "instruction at pc 0x001[0-9a-f]{5} "
                                                   "\\(instruction 0x00000073\\)\n"));
@@ -83,7 +83,7 @@ TEST_F(ProgramCommands, IllegalInstruction) {
 TEST_F(ProgramCommands, MaxInstructionsBoundsAnEndlessLoop) {
   std::string source = write_source("loop.c", "int main(void) { for (;;) {} }\n");
   ProcessResult result = rvformer({"run", "--on", "emulator", "--max-instructions", "1000", "--stats", source});
-  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_EQ(result.exit_status, 5);
   EXPECT_THAT(result.standard_error,
               StartsWith("rvformer: error: the program did not finish within 1000 instructions"));
   EXPECT_THAT(last_line(result.standard_error), HasSubstr("\"instructions\": 1000,"));
@@ -110,7 +110,7 @@ TEST_F(ProgramCommands, WeightsOptionsAreChecked) {
 TEST_F(ProgramCommands, CompileErrorsAndMissingFiles) {
   std::string broken = write_source("broken.c", "int main(void) { return }\n");
   ProcessResult result = rvformer({"cc", "-o", path("broken.elf"), broken});
-  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_EQ(result.exit_status, 3);
   EXPECT_THAT(result.standard_error, HasSubstr("error: expected expression"));
   EXPECT_THAT(result.standard_error, EndsWith("rvformer: error: compiling " + broken +
                                               " failed (riscv64-unknown-elf-gcc exited with "
@@ -119,11 +119,37 @@ TEST_F(ProgramCommands, CompileErrorsAndMissingFiles) {
   EXPECT_NE(rvformer({"cc", "-O9", "-o", path("x.elf"), broken}).exit_status, 0);
 }
 
+// README "Exit status": each way a command can fail has its own status, apart from the 0 of success.
+TEST_F(ProgramCommands, EachKindOfFailureHasItsOwnStatus) {
+  const std::string broken = write_source("broken.c", "int main(void) { return }\n");
+  const std::string trap = write_source("trap.c", "int main(void) { *(volatile int*)0 = 1; return 0; }\n");
+  const std::string loop = write_source("loop.c", "int main(void) { for (;;) {} }\n");
+  const std::string garbage = write_source("garbage.elf", "not an ELF at all");
+  struct Case {
+    std::vector<std::string> arguments;
+    int status;
+  };
+  const Case cases[] = {
+      {{"run", "--on", "emulator", "--bogus"}, 2},                   // usage
+      {{"run", "--on", "emulator", path("missing.c")}, 2},           // a file that is not there
+      {{"run", "--on", "emulator", garbage}, 2},                     // a file that is not a program
+      {{"cc", "-o", path("broken.elf"), broken}, 3},                 // the build failed
+      {{"run", "--on", "emulator", broken}, 3},
+      {{"run", "--on", "emulator", trap}, 4},                        // the program trapped
+      {{"run", "--on", "emulator", "--max-instructions", "100", loop}, 5},  // it did not finish
+  };
+  for (const Case& c : cases) {
+    ProcessResult result = rvformer(c.arguments);
+    EXPECT_EQ(result.exit_status, c.status) << c.arguments.back() << "\n" << result.standard_error;
+    EXPECT_THAT(result.standard_error, HasSubstr("rvformer: error: ")) << c.arguments.back();
+  }
+}
+
 TEST_F(ProgramCommands, MissingCrossCompiler) {
   ProcessResult result = toolchain::run_process(
       {"env", "PATH=/nonexistent", RVFORMER_BINARY, "run", default_program().string()},
       {.capture_output = true, .timeout = std::chrono::seconds(60)});
-  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_EQ(result.exit_status, 3);
   EXPECT_THAT(result.standard_error, HasSubstr("riscv64-unknown-elf-gcc is not installed; "
                                                "install it with: sudo apt-get install"));
 }

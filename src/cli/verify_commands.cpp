@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "cli/weights.h"
 #include "cli/whole_number_option.h"
 #include "driver/run_checkpoint.h"
@@ -82,7 +83,7 @@ int verify_command(const VerifyOptions& options) {
   std::string mode = options.free_run ? "free run" : "lockstep";
   if (report.difference) {
     fmt::print(stderr, "rvformer: {} difference {}\n", mode, *report.difference);
-    return 1;
+    return exit_status::kDifference;
   }
   fmt::print(stderr, "rvformer: {} clean: {} instructions, {} state checks, ended with {} ({:.1f} s)\n", mode,
              report.instructions, report.checks, report.ending, seconds());

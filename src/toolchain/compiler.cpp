@@ -20,7 +20,7 @@ std::string hex(std::uint32_t value) { return fmt::format("0x{:x}", value); }
 
 std::string find_compiler() {
   std::optional<std::filesystem::path> compiler = find_executable(kCompiler);
-  if (!compiler) fail("the RISC-V cross compiler {} is not installed; {}", kCompiler, kInstallHint);
+  if (!compiler) fail_build("the RISC-V cross compiler {} is not installed; {}", kCompiler, kInstallHint);
   return compiler->string();
 }
 
@@ -29,7 +29,7 @@ void check_picolibc(const std::string& compiler) {
                                      {.capture_output = true, .timeout = std::nullopt});
   std::string specs = result.standard_output.substr(0, result.standard_output.find('\n'));
   if (result.exit_status != 0 || !std::filesystem::path(specs).is_absolute()) {
-    fail("picolibc for RISC-V is not installed; {}", kInstallHint);
+    fail_build("picolibc for RISC-V is not installed; {}", kInstallHint);
   }
 }
 
@@ -37,7 +37,7 @@ void run_step(const std::vector<std::string>& command, bool verbose, const std::
   if (verbose) fmt::print(stderr, "{}\n", fmt::join(command, " "));
   ProcessResult result = run_process(command);
   if (result.exit_status != 0) {
-    fail("{} failed ({} exited with status {})", what, kCompiler, result.exit_status);
+    fail_build("{} failed ({} exited with status {})", what, kCompiler, result.exit_status);
   }
 }
 
@@ -76,7 +76,7 @@ void compile_program(const CompileOptions& options) {
   }
   std::filesystem::path runtime = runtime_directory();
   if (!std::filesystem::is_regular_file(runtime / "link.ld")) {
-    fail("the program runtime is missing ({} has no link.ld); set RVFORMER_SOURCE_DIR to the "
+    fail_build("the program runtime is missing ({} has no link.ld); set RVFORMER_SOURCE_DIR to the "
          "rvformer source tree", runtime.string());
   }
   std::string compiler = find_compiler();

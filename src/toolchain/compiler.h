@@ -18,8 +18,8 @@ struct CompileOptions {
   bool verbose = false;  // print each command before running it
 };
 
-// Throws rvformer::Error when the toolchain is missing or a step fails (the compiler's own
-// diagnostics have gone to stderr by then).
+// Throws rvformer::BuildError when the toolchain is missing or a step fails (the compiler's own
+// diagnostics have gone to stderr by then), rvformer::Error for bad options or sources.
 void compile_program(const CompileOptions& options);
 
 }  // namespace rvformer::toolchain
