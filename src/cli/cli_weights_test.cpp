@@ -101,6 +101,16 @@ TEST_F(WeightsCommands, ExitStatusTrapsIllegalInstructionsAndTheLimitMatchTheEmu
   expect_same_as_emulator({"--max-instructions", "777", toolchain::default_program().string()});
 }
 
+TEST_F(WeightsCommands, StatsGiveTheSameExitCodeOnBothMachines) {
+  const std::string source = write_source("three_hundred.c", "int main(void) { return 300; }\n");
+  ProcessResult emulator = rvformer({"run", "--on", "emulator", "--stats", source});
+  ProcessResult weights = rvformer({"run", "--stats", source});
+  EXPECT_EQ(weights.exit_status, 44);
+  EXPECT_EQ(emulator.exit_status, 44);
+  EXPECT_THAT(last_line(weights.standard_error), HasSubstr("\"exit_code\": 44}"));
+  EXPECT_THAT(last_line(emulator.standard_error), HasSubstr("\"exit_code\": 44}"));
+}
+
 TEST_F(WeightsCommands, DumpTraceWritesEveryTokenFed) {
   ProcessResult result = rvformer({"run", "--stats", "--dump-trace", path("trace.txt")});
   ASSERT_EQ(result.exit_status, 0) << result.standard_error;

@@ -108,7 +108,7 @@ std::optional<Failure> run_failure(const driver::RunResult& result, const progra
 int end_run(const std::optional<Failure>& failure, std::uint32_t exit_code, RunStats stats, bool print) {
   std::fflush(stdout);
   if (failure) fmt::print(stderr, "rvformer: error: {}\n", failure->message);
-  if (!failure) stats.exit_code = exit_code;
+  if (!failure) stats.exit_code = isa::exit_status(exit_code);
   if (print) print_stats(stats);
   return failure ? failure->status : isa::exit_status(exit_code);
 }

@@ -40,6 +40,14 @@ TEST_F(ProgramCommands, ExitCodeBecomesTheExitStatus) {
   EXPECT_EQ(rvformer({"run", "--on", "emulator", source}).exit_status, 7);
 }
 
+TEST_F(ProgramCommands, StatsReportTheExitStatusTheProcessGets) {
+  // 300 does not fit the 8-bit status: both are 300 & 0xFF, as on the in-weights machine.
+  std::string source = write_source("three_hundred.c", "int main(void) { return 300; }\n");
+  ProcessResult result = rvformer({"run", "--on", "emulator", "--stats", source});
+  EXPECT_EQ(result.exit_status, 44);
+  EXPECT_THAT(last_line(result.standard_error), HasSubstr("\"exit_code\": 44}"));
+}
+
 TEST_F(ProgramCommands, CompilesThenRunsTheElf) {
   ProcessResult compiled = rvformer({"cc", "-O3", "-o", path("hello.elf"),
                                      default_program().string()});
