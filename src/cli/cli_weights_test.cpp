@@ -65,8 +65,9 @@ void zero_weights(const std::filesystem::path& file, const std::string& tensor, 
 
 class WeightsCommands : public CommandTest {
  protected:
-  // Runs the program on both machines and expects the same output, status and error lines.
-  void expect_same_as_emulator(const std::vector<std::string>& arguments) {
+  // Runs the program on both machines and expects the same output, status and error lines; returns
+  // the run in the weights.
+  ProcessResult expect_same_as_emulator(const std::vector<std::string>& arguments) {
     std::vector<std::string> on_emulator{"run", "--on", "emulator"};
     on_emulator.insert(on_emulator.end(), arguments.begin(), arguments.end());
     std::vector<std::string> in_weights{"run"};
@@ -76,6 +77,7 @@ class WeightsCommands : public CommandTest {
     EXPECT_EQ(got.standard_output, expected.standard_output);
     EXPECT_EQ(got.exit_status, expected.exit_status) << got.standard_error;
     EXPECT_EQ(errors(got.standard_error), errors(expected.standard_error));
+    return got;
   }
 };
 
@@ -109,6 +111,19 @@ TEST_F(WeightsCommands, StatsGiveTheSameExitCodeOnBothMachines) {
   EXPECT_EQ(emulator.exit_status, 44);
   EXPECT_THAT(last_line(weights.standard_error), HasSubstr("\"exit_code\": 44}"));
   EXPECT_THAT(last_line(emulator.standard_error), HasSubstr("\"exit_code\": 44}"));
+}
+
+TEST_F(WeightsCommands, AssertAbortAndTimeBehaveAsOnTheEmulator) {
+  ProcessResult asserted = expect_same_as_emulator(
+      {write_source("assert.c", "#include <assert.h>\nint main(void) { volatile int two = 2; assert(two == 3); }\n")});
+  EXPECT_EQ(asserted.exit_status, 134);
+  EXPECT_THAT(asserted.standard_output, HasSubstr("assertion \"two == 3\" failed"));
+  ProcessResult clock = expect_same_as_emulator(
+      {write_source("clock.c",
+                    "#include <stdio.h>\n#include <stdlib.h>\n#include <time.h>\n"
+                    "int main(void) { printf(\"%ld %ld\\n\", (long)time(0), (long)clock()); abort(); }\n")});
+  EXPECT_EQ(clock.exit_status, 134);
+  EXPECT_EQ(clock.standard_output, "-1 -1\n");
 }
 
 TEST_F(WeightsCommands, DumpTraceWritesEveryTokenFed) {

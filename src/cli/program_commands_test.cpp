@@ -48,6 +48,31 @@ TEST_F(ProgramCommands, StatsReportTheExitStatusTheProcessGets) {
   EXPECT_THAT(last_line(result.standard_error), HasSubstr("\"exit_code\": 44}"));
 }
 
+// runtime/: what picolibc's assert, abort and time need (README "Programs").
+const char* const kAssertProgram =
+    "#include <assert.h>\n"
+    "#include <stdio.h>\n"
+    "int main(void) { int two = 2; printf(\"checking\\n\"); assert(two == 3); printf(\"not reached\\n\"); }\n";
+const char* const kClockProgram =
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "#include <time.h>\n"
+    "int main(void) {\n"
+    "  time_t now = 0;\n"
+    "  printf(\"time %ld %ld clock %ld\\n\", (long)time(&now), (long)now, (long)clock());\n"
+    "  abort();\n"
+    "}\n";
+
+TEST_F(ProgramCommands, AssertAbortAndTimeLinkAndBehaveAsDocumented) {
+  ProcessResult asserted = rvformer({"run", "--on", "emulator", write_source("assert.c", kAssertProgram)});
+  EXPECT_EQ(asserted.exit_status, 134) << asserted.standard_error;  // 128 + SIGABRT, as a shell reports abort()
+  EXPECT_THAT(asserted.standard_output, MatchesRegex("checking\nassertion \"two == 3\" failed: file \".*assert.c\", "
+                                                     "line 3, function: main\n"));
+  ProcessResult clock = rvformer({"run", "--on", "emulator", write_source("clock.c", kClockProgram)});
+  EXPECT_EQ(clock.exit_status, 134) << clock.standard_error;
+  EXPECT_EQ(clock.standard_output, "time -1 -1 clock -1\n");  // the machine has no clock
+}
+
 TEST_F(ProgramCommands, CompilesThenRunsTheElf) {
   ProcessResult compiled = rvformer({"cc", "-O3", "-o", path("hello.elf"),
                                      default_program().string()});

@@ -103,6 +103,7 @@ void compile_program(const CompileOptions& options) {
   };
   compile(runtime / "crt0.S", {});
   compile(runtime / "console.c", mmio_definitions(options.map));
+  compile(runtime / "system.c", {});
   for (const std::filesystem::path& source : options.sources) compile(source, {});
 
   link.insert(link.end(), {"-o", options.output.string()});
