@@ -73,6 +73,22 @@ TEST_F(ProgramCommands, AssertAbortAndTimeLinkAndBehaveAsDocumented) {
   EXPECT_EQ(clock.standard_output, "time -1 -1 clock -1\n");  // the machine has no clock
 }
 
+TEST_F(ProgramCommands, CcRefusesToWriteItsOutputOverAnInput) {
+  const std::string text = "int main(void) { return 0; }\n";
+  const std::string source = write_source("x.c", text);
+  const std::string other = write_source("y.c", "int helper(void) { return 1; }\n");
+  std::filesystem::create_symlink(source, path("link.elf"));
+  std::filesystem::create_hard_link(source, path("hard.elf"));
+  for (const std::string& output : {source, path("link.elf"), path("hard.elf")}) {
+    ProcessResult result = rvformer({"cc", "-o", output, other, source});
+    EXPECT_EQ(result.exit_status, 2) << output;
+    EXPECT_EQ(result.standard_error,
+              "rvformer: error: the output " + output + " is the source " + source + "; refusing to overwrite it\n");
+    std::ifstream in(source);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), text) << output;
+  }
+}
+
 TEST_F(ProgramCommands, CompilesThenRunsTheElf) {
   ProcessResult compiled = rvformer({"cc", "-O3", "-o", path("hello.elf"),
                                      default_program().string()});

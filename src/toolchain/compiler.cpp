@@ -73,6 +73,10 @@ void compile_program(const CompileOptions& options) {
   }
   for (const std::filesystem::path& source : options.sources) {
     if (!std::filesystem::is_regular_file(source)) fail("{}: no such file", source.string());
+    // The linker would replace the source (or, failing, delete it): the same file, through a link too.
+    std::error_code error;
+    if (std::filesystem::equivalent(options.output, source, error))
+      fail("the output {} is the source {}; refusing to overwrite it", options.output.string(), source.string());
   }
   std::filesystem::path runtime = runtime_directory();
   if (!std::filesystem::is_regular_file(runtime / "link.ld")) {
