@@ -1,6 +1,7 @@
 // cli/command_line_test.cpp — the `rvformer` command line itself, run as a user would: numeric
-// options take only whole numbers in range, unknown commands are named, --version and help work.
-// Every refusal is one line, `rvformer: error: ...`, with status 2.
+// options take only whole numbers in range, unknown commands are named, --version and help work,
+// and every file argument that is a directory, missing, in a missing directory or not what it should
+// be is refused before any long work. Every refusal is one line, `rvformer: error: ...`, status 2.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -88,6 +89,79 @@ TEST(CommandLine, VersionAndHelp) {
   ProcessResult run_help = rvformer({"help", "run"});
   EXPECT_EQ(run_help.exit_status, 0) << run_help.standard_error;
   EXPECT_THAT(run_help.standard_output, HasSubstr("--max-instructions"));
+}
+
+// Every file the command line reads or writes, given something it cannot use. Paths are relative to
+// the test's scratch directory (the command runs there): "dir" and "dir.c" are directories, "file"
+// a regular file, "machine" a directory with a corrupt rvformer-machine.json, "nowhere" nothing.
+struct FileArgumentCase {
+  std::vector<std::string> arguments;
+  std::string message;  // after "rvformer: error: "
+};
+
+const FileArgumentCase kFileArguments[] = {
+    // Programs to run or verify, and sources to compile.
+    {{"run", "--on", "emulator", "dir.c"}, "dir.c: is a directory"},
+    {{"run", "--on", "emulator", "dir"}, "dir: is a directory"},
+    {{"run", "--on", "emulator", "nowhere.c"}, "nowhere.c: no such file"},
+    {{"run", "--on", "emulator", "nowhere/prog.elf"}, "nowhere/prog.elf: no such file"},
+    {{"verify", "dir.c"}, "dir.c: is a directory"},
+    {{"cc", "-o", "out.elf", "dir.c"}, "dir.c: is a directory"},
+    {{"cc", "-o", "out.elf", "nowhere.c"}, "nowhere.c: no such file"},
+    {{"cc", "-o", "out.elf", "file.o"}, "file.o: not a C or assembly source (.c, .s or .S)"},
+    {{"cc", "-o", "out.elf", "file.elf"}, "file.elf: not a C or assembly source (.c, .s or .S)"},
+    // Files written.
+    {{"cc", "-o", "dir", "file.c"}, "cannot write dir: it is a directory"},
+    {{"cc", "-o", "nowhere/out.elf", "file.c"}, "cannot write nowhere/out.elf: no such directory nowhere"},
+    {{"run", "--dump-trace", "dir"}, "cannot write dir: it is a directory"},
+    {{"run", "--dump-trace", "nowhere/trace.txt"}, "cannot write nowhere/trace.txt: no such directory nowhere"},
+    {{"run", "--dump-trace", "file/trace.txt"}, "cannot write file/trace.txt: file is not a directory"},
+    {{"compile", "-o", "file/machine"}, "cannot write file/machine: file is not a directory"},
+    // Run checkpoints: read if they exist, written as the run goes.
+    {{"verify", "--checkpoint", "dir"}, "dir: is a directory"},
+    {{"verify", "--checkpoint", "nowhere/run.checkpoint"},
+     "cannot write nowhere/run.checkpoint: no such directory nowhere"},
+    // Compiled machines and checkpoints.
+    {{"run", "--model", "nowhere"}, "nowhere: no such directory"},
+    {{"run", "--model", "file"}, "file: not a directory"},
+    {{"run", "--model", "dir"}, "dir is not a compiled rvformer machine (no rvformer-machine.json)"},
+    {{"run", "--model", "machine"},
+     "machine/rvformer-machine.json: not a machine description (not JSON: syntax error at byte 4); compile "
+     "the machine again"},
+    {{"verify", "--model", "file"}, "file: not a directory"},
+    {{"model", "info", "nowhere"}, "nowhere: no such directory"},
+    {{"model", "info", "file"}, "file: not a directory"},
+    {{"model", "generate", "file", "--tokens", "1"}, "file: not a directory"},
+    // State files, checked before the model loads.
+    {{"model", "generate", "dir", "--tokens", "1", "--load-state", "dir.c"}, "dir.c: is a directory"},
+    {{"model", "generate", "dir", "--tokens", "1", "--load-state", "nowhere.state"}, "nowhere.state: no such file"},
+    {{"model", "generate", "dir", "--tokens", "1", "--save-state", "dir.c"}, "cannot write dir.c: it is a directory"},
+    {{"model", "generate", "dir", "--tokens", "1", "--save-state", "nowhere/final.state"},
+     "cannot write nowhere/final.state: no such directory nowhere"},
+    // --tokens is checked before the model is even looked for.
+    {{"model", "generate", "nowhere", "--tokens", "1,x"},
+     "--tokens: 'x' is not a token id (expected comma-separated numbers such as 5,17,3)"},
+};
+
+TEST(CommandLine, FileArgumentsThatCannotBeUsedAreRefusedUpFront) {
+  toolchain::TemporaryDirectory scratch;
+  const std::filesystem::path& root = scratch.path();
+  std::filesystem::create_directory(root / "dir");
+  std::filesystem::create_directory(root / "dir.c");
+  std::filesystem::create_directory(root / "machine");
+  for (const char* name : {"file", "file.c", "file.o", "file.elf"}) std::ofstream(root / name) << "int x;\n";
+  std::ofstream(root / "machine" / "rvformer-machine.json") << "{ not json";
+  for (const FileArgumentCase& c : kFileArguments) {
+    std::vector<std::string> command = {"env", "-C", root.string(), RVFORMER_BINARY};
+    command.insert(command.end(), c.arguments.begin(), c.arguments.end());
+    ProcessResult result =
+        toolchain::run_process(command, {.capture_output = true, .timeout = std::chrono::seconds(60)});
+    std::string shown;
+    for (const std::string& argument : c.arguments) shown += " " + argument;
+    EXPECT_EQ(result.exit_status, 2) << shown << "\n" << result.standard_error;
+    EXPECT_EQ(result.standard_error, "rvformer: error: " + c.message + "\n") << shown;
+  }
+  EXPECT_FALSE(std::filesystem::exists(root / "nowhere"));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cpu/machine.h"
 #include "driver/compiled_machine.h"
+#include "support/file.h"
 
 namespace rvformer::cli {
 
@@ -16,6 +17,7 @@ void add_machine_commands(CLI::App& app, Action& action) {
       ->required();
   compile->callback([output, &action] {
     action = [output] {
+      check_output_directory(*output);
       auto machine = cpu::build_machine();
       auto info = driver::compile_machine(*machine, *output,
                                           [](const std::string& m) { fmt::print(stderr, "rvformer: {}\n", m); });

@@ -17,6 +17,7 @@
 #include "engine/model.h"
 #include "engine/ops.h"
 #include "support/error.h"
+#include "support/file.h"
 
 namespace rvformer::cli {
 
@@ -47,6 +48,7 @@ std::string layer_summary(const engine::Config& config) {
 }
 
 int run_info(const InfoOptions& options) {
+  check_input_directory(options.directory);
   const auto checkpoint = engine::Checkpoint::open(options.directory);
   const engine::Config& config = checkpoint.config();
   std::size_t parameters = 0;
@@ -81,9 +83,9 @@ int run_info(const InfoOptions& options) {
   return 0;
 }
 
-// "5,17,3" -> {5, 17, 3}; every id must be a decimal number below vocab_size.
-std::vector<engine::TokenId> parse_token_ids(const std::string& text, std::size_t vocab_size) {
-  std::vector<engine::TokenId> tokens;
+// "5,17,3" -> {5, 17, 3}; every id must be a decimal number. Checked before the model loads.
+std::vector<std::uint64_t> parse_token_ids(const std::string& text) {
+  std::vector<std::uint64_t> tokens;
   std::size_t start = 0;
   while (true) {
     const std::size_t end = std::min(text.find(',', start), text.size());
@@ -93,11 +95,20 @@ std::vector<engine::TokenId> parse_token_ids(const std::string& text, std::size_
     if (field.empty() || error != std::errc() || rest != field.data() + field.size()) {
       fail("--tokens: '{}' is not a token id (expected comma-separated numbers such as 5,17,3)", field);
     }
-    if (token >= vocab_size) fail("token id {} is out of range (vocab_size {})", token, vocab_size);
-    tokens.push_back(static_cast<engine::TokenId>(token));
+    tokens.push_back(token);
     if (end == text.size()) return tokens;
     start = end + 1;
   }
+}
+
+// The ids as the model's tokens: each must be below its vocab_size.
+std::vector<engine::TokenId> model_tokens(const std::vector<std::uint64_t>& ids, std::size_t vocab_size) {
+  std::vector<engine::TokenId> tokens;
+  for (std::uint64_t id : ids) {
+    if (id >= vocab_size) fail("token id {} is out of range (vocab_size {})", id, vocab_size);
+    tokens.push_back(static_cast<engine::TokenId>(id));
+  }
+  return tokens;
 }
 
 // One output line: the greedy token, then (with --logits) every logit as %.9g.
@@ -112,8 +123,13 @@ void print_position(const std::vector<float>& logits, bool with_logits, fmt::mem
 }
 
 int run_generate(const GenerateOptions& options) {
+  // Everything that can be checked without the model is, before it loads.
+  const std::vector<std::uint64_t> ids = parse_token_ids(options.tokens);
+  check_input_directory(options.directory);
+  if (!options.load_state.empty()) check_input_file(options.load_state);
+  if (!options.save_state.empty()) check_output_file(options.save_state);
   const auto model = engine::Model::load(options.directory);
-  const std::vector<engine::TokenId> tokens = parse_token_ids(options.tokens, model.config().vocab_size);
+  const std::vector<engine::TokenId> tokens = model_tokens(ids, model.config().vocab_size);
   engine::State state = model.new_state();
   if (!options.load_state.empty()) state.load(options.load_state);
 

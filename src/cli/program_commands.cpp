@@ -1,7 +1,9 @@
 // cli/program_commands.cpp — `rvformer run` (run a C program or ELF) and `rvformer cc` (compile C
 // programs for the machine).
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -17,6 +19,7 @@
 #include "isa/trap.h"
 #include "program/memory_map.h"
 #include "support/error.h"
+#include "support/file.h"
 #include "toolchain/compiler.h"
 #include "toolchain/program_loader.h"
 #include "toolchain/source_tree.h"
@@ -134,7 +137,7 @@ int run_in_weights(const program::ProgramImage& image, const RunOptions& options
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> dump(nullptr, std::fclose);
   if (options.dump_trace) {
     dump.reset(std::fopen(options.dump_trace->c_str(), "w"));
-    if (!dump) fail("cannot write the trace to {}", *options.dump_trace);
+    if (!dump) fail("cannot write {}: {}", *options.dump_trace, std::strerror(errno));
   }
   driver::RunOptions run;
   run.max_instructions = options.max_instructions.value_or(std::numeric_limits<std::uint64_t>::max());
@@ -152,6 +155,7 @@ int run_in_weights(const program::ProgramImage& image, const RunOptions& options
 int run_command(const RunOptions& options) {
   if (options.on != "weights" && (options.weights.model || options.dump_trace || options.weights.engine != "fast"))
     fail("--model, --engine and --dump-trace apply to runs in the weights (--on weights)");
+  if (options.dump_trace) check_output_file(*options.dump_trace);
   std::filesystem::path program =
       options.program.empty() ? toolchain::default_program() : std::filesystem::path(options.program);
   program::ProgramImage image = toolchain::load_program(program, program::kRvformerMap);

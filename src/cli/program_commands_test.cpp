@@ -89,6 +89,21 @@ TEST_F(ProgramCommands, CcRefusesToWriteItsOutputOverAnInput) {
   }
 }
 
+TEST_F(ProgramCommands, RunsAssemblySourcesAsCcCompilesThem) {
+  std::string source = write_source("nine.S", ".globl main\nmain:\n  li a0, 9\n  ret\n");
+  ProcessResult result = rvformer({"run", "--on", "emulator", source});
+  EXPECT_EQ(result.exit_status, 9) << result.standard_error;
+}
+
+TEST_F(ProgramCommands, LinkErrorsNameTheSourcesNotATemporaryFile) {
+  std::string source = write_source("undefined.c", "int missing(void);\nint main(void) { return missing(); }\n");
+  ProcessResult result = rvformer({"run", "--on", "emulator", source});
+  EXPECT_EQ(result.exit_status, 3);
+  EXPECT_THAT(result.standard_error, HasSubstr("undefined reference to `missing'"));
+  EXPECT_THAT(result.standard_error, EndsWith("rvformer: error: linking " + source +
+                                              " failed (riscv64-unknown-elf-gcc exited with status 1)\n"));
+}
+
 TEST_F(ProgramCommands, CompilesThenRunsTheElf) {
   ProcessResult compiled = rvformer({"cc", "-O3", "-o", path("hello.elf"),
                                      default_program().string()});
@@ -147,7 +162,8 @@ TEST_F(ProgramCommands, MalformedElf) {
 
 TEST_F(ProgramCommands, WeightsOptionsAreChecked) {
   // --model must name a compiled machine; trace dumps and models need the weights.
-  ProcessResult result = rvformer({"run", "--on", "weights", "--model", path("nowhere")});
+  std::filesystem::create_directory(path("empty"));
+  ProcessResult result = rvformer({"run", "--on", "weights", "--model", path("empty")});
   EXPECT_EQ(result.exit_status, 2);
   EXPECT_THAT(result.standard_error, HasSubstr("is not a compiled rvformer machine"));
   result = rvformer({"run", "--on", "emulator", "--dump-trace", path("trace.txt")});

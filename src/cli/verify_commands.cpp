@@ -14,6 +14,7 @@
 #include "driver/run_checkpoint.h"
 #include "driver/trace_protocol.h"
 #include "support/error.h"
+#include "support/file.h"
 #include "program/memory_map.h"
 #include "toolchain/program_loader.h"
 #include "toolchain/source_tree.h"
@@ -56,7 +57,18 @@ void set_up_checkpoints(const VerifyOptions& options, const program::ProgramImag
   };
 }
 
+// A checkpoint that exists is read (after the model loads), one that does not will be written: either
+// way a path that cannot serve is refused before the long work.
+void check_checkpoint_path(const std::filesystem::path& file) {
+  std::error_code error;
+  if (std::filesystem::symlink_status(file, error).type() == std::filesystem::file_type::not_found)
+    check_output_file(file);
+  else
+    check_input_file(file);
+}
+
 int verify_command(const VerifyOptions& options) {
+  if (options.checkpoint) check_checkpoint_path(*options.checkpoint);
   std::filesystem::path program =
       options.program.empty() ? toolchain::default_program() : std::filesystem::path(options.program);
   program::ProgramImage image = toolchain::load_program(program, program::kRvformerMap);

@@ -93,6 +93,10 @@ std::vector<compiler::HeadSlot> bank_heads_from_json(const nlohmann::json& list,
   return heads;
 }
 
+[[noreturn]] void malformed_description(const fs::path& path, const std::string& why) {
+  fail("{}: not a machine description ({}); compile the machine again", path.string(), why);
+}
+
 }  // namespace
 
 CompiledMachineInfo compile_machine(const cpu::Machine& machine, const fs::path& directory, const Progress& progress) {
@@ -136,17 +140,33 @@ CompiledMachineInfo compile_machine(const cpu::Machine& machine, const fs::path&
 }
 
 CompiledMachineInfo read_machine_info(const fs::path& directory) {
+  check_input_directory(directory);
   fs::path path = directory / kInfoFile;
   if (!fs::exists(path)) fail("{} is not a compiled rvformer machine (no {})", directory.string(), kInfoFile);
+  const std::string text = read_file_text(path);
+  auto malformed = [&](const std::string& why) { malformed_description(path, why); };
+  nlohmann::json json;
   try {
-    nlohmann::json json = nlohmann::json::parse(read_file_text(path));
-    return {std::stoull(json.at("fingerprint").get<std::string>(), nullptr, 16), json.at("layers").get<int>(),
-            json.at("hidden_size").get<int>(), json.at("intermediate_size").get<int>(),
-            json.at("parameters").get<std::uint64_t>(), json.at("zero_parameters").get<std::uint64_t>(),
-            bank_heads_from_json(json.at("bank_heads"), json.at("layers").get<int>()),
+    json = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    malformed(fmt::format("not JSON: syntax error at byte {}", e.byte));
+  }
+  auto field = [&](const char* key) -> const nlohmann::json& {
+    if (!json.is_object() || !json.contains(key)) malformed(fmt::format("no '{}'", key));
+    return json.at(key);
+  };
+  try {
+    return {std::stoull(field("fingerprint").get<std::string>(), nullptr, 16), field("layers").get<int>(),
+            field("hidden_size").get<int>(), field("intermediate_size").get<int>(),
+            field("parameters").get<std::uint64_t>(), field("zero_parameters").get<std::uint64_t>(),
+            bank_heads_from_json(field("bank_heads"), field("layers").get<int>()),
             digests_from_json(json.value("tensor_digests", nlohmann::json::object()))};
   } catch (const std::exception& e) {
-    fail("{}: malformed machine description ({})", path.string(), e.what());
+    // Wrong types, a bank outside the model, a fingerprint that is not hex: say which, without the
+    // parser's own codes.
+    std::string why = e.what();
+    if (why.starts_with("[json.exception.")) why = why.substr(why.find(']') + 2);
+    malformed_description(path, why);
   }
 }
 

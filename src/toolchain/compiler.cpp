@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "support/error.h"
+#include "support/file.h"
 #include "toolchain/process.h"
 #include "toolchain/source_tree.h"
 
@@ -66,18 +67,25 @@ std::string region_symbols(const program::MemoryMap& map) {
 
 }  // namespace
 
+bool is_source(const std::filesystem::path& path) {
+  const std::filesystem::path extension = path.extension();
+  return extension == ".c" || extension == ".s" || extension == ".S";
+}
+
 void compile_program(const CompileOptions& options) {
   if (options.sources.empty()) fail("no source files to compile");
   if (options.optimization_level < 0 || options.optimization_level > 3) {
     fail("optimisation level {} is not 0-3", options.optimization_level);
   }
   for (const std::filesystem::path& source : options.sources) {
-    if (!std::filesystem::is_regular_file(source)) fail("{}: no such file", source.string());
+    check_input_file(source);
+    if (!is_source(source)) fail("{}: not a C or assembly source (.c, .s or .S)", source.string());
     // The linker would replace the source (or, failing, delete it): the same file, through a link too.
     std::error_code error;
     if (std::filesystem::equivalent(options.output, source, error))
       fail("the output {} is the source {}; refusing to overwrite it", options.output.string(), source.string());
   }
+  check_output_file(options.output);
   std::filesystem::path runtime = runtime_directory();
   if (!std::filesystem::is_regular_file(runtime / "link.ld")) {
     fail_build("the program runtime is missing ({} has no link.ld); set RVFORMER_SOURCE_DIR to the "
@@ -111,7 +119,10 @@ void compile_program(const CompileOptions& options) {
   for (const std::filesystem::path& source : options.sources) compile(source, {});
 
   link.insert(link.end(), {"-o", options.output.string()});
-  run_step(link, options.verbose, "linking " + options.output.string());
+  // Named by its sources: `run` links into a temporary file the user never sees.
+  std::vector<std::string> sources;
+  for (const std::filesystem::path& source : options.sources) sources.push_back(source.string());
+  run_step(link, options.verbose, fmt::format("linking {}", fmt::join(sources, " ")));
 }
 
 }  // namespace rvformer::toolchain
