@@ -126,6 +126,18 @@ TEST_F(WeightsCommands, AssertAbortAndTimeBehaveAsOnTheEmulator) {
   EXPECT_EQ(clock.standard_output, "-1 -1\n");
 }
 
+TEST_F(WeightsCommands, LongRunsReportProgressOnStandardError) {
+  // Several seconds in the fast executor on any host (the dense path takes as long for a few passes).
+  const std::string loop = write_source("loop.c", "int main(void) { for (;;) {} }\n");
+  ProcessResult run = rvformer({"run", "--progress", "1", "--max-instructions", "150000", loop});
+  EXPECT_EQ(run.exit_status, 5) << run.standard_error;
+  EXPECT_THAT(run.standard_error, MatchesRegex("(.*\n)?rvformer: [0-9]+ instructions, [0-9]+ passes \\([0-9]+ passes/s\\)\n.*"));
+  ProcessResult verify = rvformer({"verify", "--progress", "1", "--max-instructions", "40000", loop});
+  EXPECT_EQ(verify.exit_status, 0) << verify.standard_error;
+  EXPECT_THAT(verify.standard_error,
+              MatchesRegex("(.*\n)?rvformer: [0-9]+ instructions clean, [0-9]+ passes \\([0-9]+ passes/s\\)\n.*"));
+}
+
 TEST_F(WeightsCommands, DumpTraceWritesEveryTokenFed) {
   ProcessResult result = rvformer({"run", "--stats", "--dump-trace", path("trace.txt")});
   ASSERT_EQ(result.exit_status, 0) << result.standard_error;

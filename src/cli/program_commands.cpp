@@ -142,7 +142,17 @@ int run_in_weights(const program::ProgramImage& image, const RunOptions& options
   driver::RunOptions run;
   run.max_instructions = options.max_instructions.value_or(std::numeric_limits<std::uint64_t>::max());
   run.console = write_console_byte;
-  run.on_token = [&](std::uint32_t token) { if (dump) fmt::print(dump.get(), "{}\n", token); };
+  std::uint64_t retired = 0;
+  ProgressReport progress(options.weights.progress_seconds,
+                          [&](std::uint64_t passes) { return fmt::format("{} instructions, {} passes", retired, passes); });
+  run.on_token = [&](std::uint32_t token) {
+    if (dump) fmt::print(dump.get(), "{}\n", token);
+    progress.tick();
+  };
+  run.on_retired = [&](std::uint64_t instructions) {
+    retired = instructions;
+    return true;
+  };
   auto start = std::chrono::steady_clock::now();
   driver::RunResult result = driver::run_program(*loaded.token_machine, image, run);
   std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;

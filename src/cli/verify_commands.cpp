@@ -78,7 +78,6 @@ int verify_command(const VerifyOptions& options) {
   auto start = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   verify::LockstepOptions lockstep;
-  auto resumed_at = [&lockstep] { return lockstep.resume_from ? lockstep.resume_from->instructions : 0; };
   lockstep.free_run = options.free_run;
   lockstep.check_every = options.check_every;
   lockstep.max_instructions = options.max_instructions;
@@ -86,8 +85,12 @@ int verify_command(const VerifyOptions& options) {
     std::fputc(byte, stdout);
     if (byte == '\n') std::fflush(stdout);
   };
-  lockstep.progress = [&](std::uint64_t n) {
-    print_progress(fmt::format("{} instructions clean ({:.0f}/s)", n, (n - resumed_at()) / seconds()));
+  std::uint64_t clean = 0;
+  ProgressReport progress(options.weights.progress_seconds,
+                          [&](std::uint64_t passes) { return fmt::format("{} instructions clean, {} passes", clean, passes); });
+  lockstep.progress = [&](std::uint64_t instructions) {
+    clean = instructions;
+    progress.tick();
   };
   set_up_checkpoints(options, image, loaded, lockstep);
   verify::LockstepReport report = verify::run_lockstep(*loaded.machine, loaded.info.bank_heads, *loaded.token_machine, image, lockstep);

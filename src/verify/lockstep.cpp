@@ -27,7 +27,7 @@ class Lockstep {
   LockstepReport run() {
     driver::RunOptions run{.max_instructions = options_.max_instructions,
                            .console = [this](std::uint8_t byte) { console_byte_ = byte; },
-                           .on_token = nullptr,
+                           .on_token = [this](std::uint32_t) { if (options_.progress) options_.progress(report_.instructions); },
                            .after_pass = [this] { return after_pass(); },
                            .on_retired = [this](std::uint64_t) { return retire(); },
                            .checkpoint_every = options_.checkpoint_every,
@@ -86,7 +86,6 @@ class Lockstep {
     std::optional<std::uint8_t> printed = std::exchange(console_byte_, std::nullopt);
     emulator::StepResult step = golden_.step();
     ++report_.instructions;
-    if (options_.progress && (report_.instructions & 0xFFFF) == 0) options_.progress(report_.instructions);
     bool golden_printed = step.event == emulator::Event::kConsoleByte;
     if (printed && (!golden_printed || step.console_byte != *printed))
       return differ(fmt::format("the weights printed byte {} where the golden machine did not", *printed));
