@@ -5,9 +5,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <regex>
+#include <sstream>
+
 #include <fmt/format.h>
 
 #include "cli/cli_testing.h"
+#include "support/file.h"
+#include "toolchain/source_tree.h"
 
 namespace rvformer::cli {
 namespace {
@@ -89,6 +94,34 @@ TEST(CommandLine, VersionAndHelp) {
   ProcessResult run_help = rvformer({"help", "run"});
   EXPECT_EQ(run_help.exit_status, 0) << run_help.standard_error;
   EXPECT_THAT(run_help.standard_output, HasSubstr("--max-instructions"));
+}
+
+// The options a command's --help lists ("--max-instructions", "-o", ...), --help itself left out.
+std::vector<std::string> listed_options(const std::string& help) {
+  std::vector<std::string> options;
+  std::istringstream lines(help);
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t start = line.find_first_not_of(' ');
+    if (start == std::string::npos || line[start] != '-') continue;
+    std::istringstream names(line.substr(start, line.find(' ', start) - start));
+    for (std::string name; std::getline(names, name, ',');)
+      if (name != "-h" && name != "--help") options.push_back(name);
+  }
+  return options;
+}
+
+TEST(CommandLine, TheReadmeDocumentsEveryOptionOfEveryCommand) {
+  const std::string readme = read_file_text(toolchain::source_tree() / "README.md");
+  const std::vector<std::vector<std::string>> commands = {
+      {}, {"run"}, {"cc"}, {"verify"}, {"compile"}, {"model", "info"}, {"model", "generate"}};
+  for (std::vector<std::string> command : commands) {
+    command.push_back("--help");
+    ProcessResult help = rvformer(command);
+    ASSERT_EQ(help.exit_status, 0) << help.standard_error;
+    for (const std::string& option : listed_options(help.standard_output))
+      EXPECT_TRUE(std::regex_search(readme, std::regex("(^|[^-a-z])" + option + "([^-a-z]|$)")))
+          << "README.md does not mention " << option << " of `rvformer " << command[0] << "`";
+  }
 }
 
 // Every file the command line reads or writes, given something it cannot use. Paths are relative to

@@ -104,6 +104,21 @@ TEST_F(ProgramCommands, LinkErrorsNameTheSourcesNotATemporaryFile) {
                                               " failed (riscv64-unknown-elf-gcc exited with status 1)\n"));
 }
 
+TEST_F(ProgramCommands, StdinIsAtEndOfFileAndStderrGoesToStdout) {
+  std::string source = write_source("console.c",
+      "#include <stdio.h>\n"
+      "int main(void) {\n"
+      "  char line[8];\n"
+      "  int c = getchar();\n"
+      "  fprintf(stderr, \"to stderr\\n\");\n"
+      "  printf(\"getchar %d, fgets %s\\n\", c, fgets(line, sizeof line, stdin) ? \"a line\" : \"NULL\");\n"
+      "}\n");
+  ProcessResult result = rvformer({"run", "--on", "emulator", source});
+  EXPECT_EQ(result.exit_status, 0) << result.standard_error;
+  EXPECT_EQ(result.standard_output, "to stderr\ngetchar -1, fgets NULL\n");
+  EXPECT_EQ(result.standard_error, "");
+}
+
 TEST_F(ProgramCommands, CompilesThenRunsTheElf) {
   ProcessResult compiled = rvformer({"cc", "-O3", "-o", path("hello.elf"),
                                      default_program().string()});
