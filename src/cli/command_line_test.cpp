@@ -129,7 +129,8 @@ TEST(CommandLine, TheReadmeDocumentsEveryOptionOfEveryCommand) {
 // a regular file, "machine" a directory with a corrupt rvformer-machine.json, "nowhere" nothing.
 struct FileArgumentCase {
   std::vector<std::string> arguments;
-  std::string message;  // after "rvformer: error: "
+  std::string message;                   // after "rvformer: error: "
+  std::vector<std::string> environment;  // VARIABLE=value
 };
 
 const FileArgumentCase kFileArguments[] = {
@@ -162,6 +163,7 @@ const FileArgumentCase kFileArguments[] = {
      "machine/rvformer-machine.json: not a machine description (not JSON: syntax error at byte 4); compile "
      "the machine again"},
     {{"verify", "--model", "file"}, "file: not a directory"},
+    {{"run", "--max-instructions", "1"}, "cannot write file/machine-", {"RVFORMER_CACHE=file"}},
     {{"model", "info", "nowhere"}, "nowhere: no such directory"},
     {{"model", "info", "file"}, "file: not a directory"},
     {{"model", "generate", "file", "--tokens", "1"}, "file: not a directory"},
@@ -185,14 +187,19 @@ TEST(CommandLine, FileArgumentsThatCannotBeUsedAreRefusedUpFront) {
   for (const char* name : {"file", "file.c", "file.o", "file.elf"}) std::ofstream(root / name) << "int x;\n";
   std::ofstream(root / "machine" / "rvformer-machine.json") << "{ not json";
   for (const FileArgumentCase& c : kFileArguments) {
-    std::vector<std::string> command = {"env", "-C", root.string(), RVFORMER_BINARY};
+    std::vector<std::string> command = {"env", "-C", root.string()};
+    command.insert(command.end(), c.environment.begin(), c.environment.end());
+    command.push_back(RVFORMER_BINARY);
     command.insert(command.end(), c.arguments.begin(), c.arguments.end());
     ProcessResult result =
         toolchain::run_process(command, {.capture_output = true, .timeout = std::chrono::seconds(60)});
     std::string shown;
     for (const std::string& argument : c.arguments) shown += " " + argument;
     EXPECT_EQ(result.exit_status, 2) << shown << "\n" << result.standard_error;
-    EXPECT_EQ(result.standard_error, "rvformer: error: " + c.message + "\n") << shown;
+    if (c.environment.empty())
+      EXPECT_EQ(result.standard_error, "rvformer: error: " + c.message + "\n") << shown;
+    else  // the cache's name holds the build's fingerprint
+      EXPECT_THAT(result.standard_error, MatchesRegex("rvformer: error: " + c.message + "[0-9a-f]{16}: file is not a directory\n"));
   }
   EXPECT_FALSE(std::filesystem::exists(root / "nowhere"));
 }

@@ -81,7 +81,9 @@ int main(int argc, char** argv) {
     return action ? action() : 0;
   } catch (const rvformer::BuildError& e) {
     return report(e, exit_status::kBuildFailed);
-  } catch (const rvformer::Error& e) {
+  } catch (const std::exception& e) {
+    // rvformer::Error, or what the system said about a file no check foresaw (a filesystem error
+    // names the path): one line either way, never an abort.
     return report(e, exit_status::kBadInput);
   }
 }

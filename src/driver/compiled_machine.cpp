@@ -203,6 +203,7 @@ fs::path machine_checkpoint(const cpu::Machine& machine, const std::optional<fs:
     return *model;
   }
   fs::path directory = cache_root() / ("machine-" + hex(fingerprint));
+  check_output_directory(directory);
   if (fs::exists(directory / kInfoFile)) return directory;
   fs::create_directories(directory.parent_path());
   // Concurrent runs (parallel tests, two shells) compile once: the others wait for the lock.
