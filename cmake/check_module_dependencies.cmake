@@ -4,20 +4,10 @@
 # for a module m in FORBIDDEN.
 #   cmake -DMODULE=driver -DSOURCE_DIR=src/driver -DFORBIDDEN=emulator -DLINK_LIST=FILE -P this file
 cmake_minimum_required(VERSION 3.25)
+include(${CMAKE_CURRENT_LIST_DIR}/forbidden_includes.cmake)
 file(GLOB sources ${SOURCE_DIR}/*.h ${SOURCE_DIR}/*.cpp)
-set(violations)
-foreach(source IN LISTS sources)
-  if(source MATCHES "_test\\.cpp$")
-    continue()
-  endif()
-  file(STRINGS ${source} include_lines REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]")
-  foreach(line IN LISTS include_lines)
-    string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"]*)[>\"].*$" "\\1" header "${line}")
-    if(header MATCHES "^([^/]+)/" AND CMAKE_MATCH_1 IN_LIST FORBIDDEN)
-      list(APPEND violations "${source} includes ${header}")
-    endif()
-  endforeach()
-endforeach()
+list(FILTER sources EXCLUDE REGEX "_test\\.cpp$")
+forbidden_includes(violations SOURCES ${sources} MODULES ${FORBIDDEN})
 
 file(STRINGS ${LINK_LIST} libraries)
 foreach(module IN LISTS FORBIDDEN)
