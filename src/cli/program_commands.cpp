@@ -1,5 +1,5 @@
-// cli/program_commands.cpp — `rvformer run` (run a C program or ELF) and `rvformer cc` (compile C
-// programs for the machine).
+// cli/program_commands.cpp — `rvformer run` (run a C or assembly program, or an ELF) and
+// `rvformer cc` (compile programs for the machine).
 #include <cerrno>
 #include <chrono>
 #include <cstdio>

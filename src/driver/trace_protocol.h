@@ -62,7 +62,7 @@ struct RunOptions {
   std::uint64_t max_instructions = ~std::uint64_t{0};
   std::function<void(std::uint8_t)> console;   // each console byte
   std::function<void(std::uint32_t)> on_token;  // every token fed (loading included), in order
-  // Observers for verification; either may return false to stop the run (RunEnd::kStopped).
+  // Observers (verification, progress); either may return false to stop the run (RunEnd::kStopped).
   // after_pass: after each pass of the run proper; the state then holds the registers and PC of
   // every instruction retired so far (a register is written in the pass after its instruction).
   // on_retired: after each retired instruction, with the count so far; a store's memory write is
