@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <regex>
 #include <sstream>
 
@@ -126,11 +128,12 @@ TEST(CommandLine, TheReadmeDocumentsEveryOptionOfEveryCommand) {
 
 // Every file the command line reads or writes, given something it cannot use. Paths are relative to
 // the test's scratch directory (the command runs there): "dir" and "dir.c" are directories, "file"
-// a regular file, "machine" a directory with a corrupt rvformer-machine.json, "nowhere" nothing.
+// a regular file, "fifo" and "fifo.c" named pipes (neither a file nor a directory), "machine" a
+// directory with a corrupt rvformer-machine.json, "nowhere" nothing.
 struct FileArgumentCase {
   std::vector<std::string> arguments;
   std::string message;                   // after "rvformer: error: "
-  std::vector<std::string> environment;  // VARIABLE=value
+  std::vector<std::string> environment = {};  // VARIABLE=value
 };
 
 const FileArgumentCase kFileArguments[] = {
@@ -139,6 +142,8 @@ const FileArgumentCase kFileArguments[] = {
     {{"run", "--on", "emulator", "dir"}, "dir: is a directory"},
     {{"run", "--on", "emulator", "nowhere.c"}, "nowhere.c: no such file"},
     {{"run", "--on", "emulator", "nowhere/prog.elf"}, "nowhere/prog.elf: no such file"},
+    {{"run", "--on", "emulator", "fifo.c"}, "fifo.c: not a regular file"},
+    {{"cc", "-o", "out.elf", "fifo.c"}, "fifo.c: not a regular file"},
     {{"verify", "dir.c"}, "dir.c: is a directory"},
     {{"cc", "-o", "out.elf", "dir.c"}, "dir.c: is a directory"},
     {{"cc", "-o", "out.elf", "nowhere.c"}, "nowhere.c: no such file"},
@@ -150,9 +155,11 @@ const FileArgumentCase kFileArguments[] = {
     {{"run", "--dump-trace", "dir"}, "cannot write dir: it is a directory"},
     {{"run", "--dump-trace", "nowhere/trace.txt"}, "cannot write nowhere/trace.txt: no such directory nowhere"},
     {{"run", "--dump-trace", "file/trace.txt"}, "cannot write file/trace.txt: file is not a directory"},
+    {{"run", "--dump-trace", "fifo"}, "cannot write fifo: not a regular file"},
     {{"compile", "-o", "file/machine"}, "cannot write file/machine: file is not a directory"},
     // Run checkpoints: read if they exist, written as the run goes.
     {{"verify", "--checkpoint", "dir"}, "dir: is a directory"},
+    {{"verify", "--checkpoint", "fifo"}, "fifo: not a regular file"},
     {{"verify", "--checkpoint", "nowhere/run.checkpoint"},
      "cannot write nowhere/run.checkpoint: no such directory nowhere"},
     // Compiled machines and checkpoints.
@@ -170,6 +177,7 @@ const FileArgumentCase kFileArguments[] = {
     // State files, checked before the model loads.
     {{"model", "generate", "dir", "--tokens", "1", "--load-state", "dir.c"}, "dir.c: is a directory"},
     {{"model", "generate", "dir", "--tokens", "1", "--load-state", "nowhere.state"}, "nowhere.state: no such file"},
+    {{"model", "generate", "dir", "--tokens", "1", "--load-state", "fifo"}, "fifo: not a regular file"},
     {{"model", "generate", "dir", "--tokens", "1", "--save-state", "dir.c"}, "cannot write dir.c: it is a directory"},
     {{"model", "generate", "dir", "--tokens", "1", "--save-state", "nowhere/final.state"},
      "cannot write nowhere/final.state: no such directory nowhere"},
@@ -186,6 +194,7 @@ TEST(CommandLine, FileArgumentsThatCannotBeUsedAreRefusedUpFront) {
   std::filesystem::create_directory(root / "machine");
   for (const char* name : {"file", "file.c", "file.o", "file.elf"}) std::ofstream(root / name) << "int x;\n";
   std::ofstream(root / "machine" / "rvformer-machine.json") << "{ not json";
+  for (const char* name : {"fifo", "fifo.c"}) ASSERT_EQ(::mkfifo((root / name).c_str(), 0644), 0) << name;
   for (const FileArgumentCase& c : kFileArguments) {
     std::vector<std::string> command = {"env", "-C", root.string()};
     command.insert(command.end(), c.environment.begin(), c.environment.end());
