@@ -50,6 +50,12 @@ const NumericOption kNumericOptions[] = {
     {{"verify", "missing.c", "--checkpoint-every"}, "from 1 to 18446744073709551615"},
     {{"cc", "-o", "out.elf", "missing.c", "-O"}, "from 0 to 3"},
     {{"model", "generate", "missing-dir", "--tokens", "1", "--steps"}, "from 0 to 18446744073709551615"},
+    {{"model", "generate", "missing-dir", "--tokens", "1", "--threads"}, "from 0 to 1024"},
+    {{"model", "synth", "-o", "file/model", "--seed"}, "from 0 to 18446744073709551615"},
+    {{"model", "synth", "-o", "file/model", "--hidden"}, "from 0 to 18446744073709551615"},
+    {{"model", "synth", "-o", "file/model", "--layers"}, "from 0 to 18446744073709551615"},
+    {{"model", "synth", "-o", "file/model", "--vocab"}, "from 0 to 18446744073709551615"},
+    {{"model", "synth", "-o", "file/model", "--shard-mb"}, "from 0 to 18446744073709"},
 };
 
 TEST(CommandLine, NumericOptionsTakeOnlyWholeNumbersInRange) {
@@ -58,6 +64,7 @@ TEST(CommandLine, NumericOptionsTakeOnlyWholeNumbersInRange) {
     std::vector<std::string> bad = {"-1", "-5", "18446744073709551616", "1e23", "", "2.5", "0x10", " 5", "+5", "5x"};
     if (option.range.starts_with("from 1")) bad.push_back("0");
     if (option.range.ends_with("to 3")) bad.push_back("4");
+    if (option.range.ends_with("to 1024")) bad.push_back("1025");
     for (const std::string& value : bad) {
       std::vector<std::string> arguments = option.command;
       arguments.push_back(value);
@@ -75,13 +82,13 @@ TEST(CommandLine, TheLargestCountIsAccepted) {
 }
 
 TEST(CommandLine, UnknownCommandsAreNamed) {
-  expect_refused({"bogus"}, "unknown command 'bogus'; the commands are run, cc, model, compile, verify (rvformer --help)");
+  const std::string commands = "the commands are run, cc, model, compile, verify, tokenize, chat (rvformer --help)";
+  expect_refused({"bogus"}, "unknown command 'bogus'; " + commands);
   expect_refused({"model", "bogus"},
-                 "unknown command 'model bogus'; the model commands are info, generate (rvformer model --help)");
-  expect_refused({}, "no command given; the commands are run, cc, model, compile, verify (rvformer --help)");
-  expect_refused({"model"}, "no command given; the model commands are info, generate (rvformer model --help)");
-  expect_refused({"--bogus"}, "unknown option '--bogus' where a command belongs; the commands are run, cc, model, "
-                              "compile, verify (rvformer --help)");
+                 "unknown command 'model bogus'; the model commands are info, generate, synth (rvformer model --help)");
+  expect_refused({}, "no command given; " + commands);
+  expect_refused({"model"}, "no command given; the model commands are info, generate, synth (rvformer model --help)");
+  expect_refused({"--bogus"}, "unknown option '--bogus' where a command belongs; " + commands);
 }
 
 TEST(CommandLine, VersionAndHelp) {
@@ -115,7 +122,8 @@ std::vector<std::string> listed_options(const std::string& help) {
 TEST(CommandLine, TheReadmeDocumentsEveryOptionOfEveryCommand) {
   const std::string readme = read_file_text(toolchain::source_tree() / "README.md");
   const std::vector<std::vector<std::string>> commands = {
-      {}, {"run"}, {"cc"}, {"verify"}, {"compile"}, {"model", "info"}, {"model", "generate"}};
+      {}, {"run"}, {"cc"}, {"verify"}, {"compile"}, {"model", "info"}, {"model", "generate"}, {"model", "synth"},
+      {"tokenize"}, {"chat"}};
   for (std::vector<std::string> command : commands) {
     command.push_back("--help");
     ProcessResult help = rvformer(command);
@@ -174,6 +182,16 @@ const FileArgumentCase kFileArguments[] = {
     {{"model", "info", "nowhere"}, "nowhere: no such directory"},
     {{"model", "info", "file"}, "file: not a directory"},
     {{"model", "generate", "file", "--tokens", "1"}, "file: not a directory"},
+    {{"model", "synth", "-o", "file/model"}, "cannot write file/model: file is not a directory"},
+    {{"model", "synth", "-o", "new", "--tokenizer-dir", "nowhere"}, "nowhere: no such directory"},
+    // Tokenizers and chat templates, and the text and messages given to them.
+    {{"tokenize", "nowhere", "text"}, "nowhere: no such directory"},
+    {{"tokenize", "file", "text"}, "file: not a directory"},
+    {{"tokenize", "dir", "--file", "dir.c"}, "dir.c: is a directory"},
+    {{"tokenize", "dir", "--file", "nowhere.txt"}, "nowhere.txt: no such file"},
+    {{"chat", "nowhere", "--print-prompt", "--prompt", "hi"}, "nowhere: no such directory"},
+    {{"chat", "dir", "--print-prompt", "--messages", "dir.c"}, "dir.c: is a directory"},
+    {{"chat", "dir", "--print-prompt", "--messages", "fifo"}, "fifo: not a regular file"},
     // State files, checked before the model loads.
     {{"model", "generate", "dir", "--tokens", "1", "--load-state", "dir.c"}, "dir.c: is a directory"},
     {{"model", "generate", "dir", "--tokens", "1", "--load-state", "nowhere.state"}, "nowhere.state: no such file"},

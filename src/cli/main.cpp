@@ -65,6 +65,8 @@ int main(int argc, char** argv) {
   rvformer::cli::add_model_commands(app, action);
   rvformer::cli::add_machine_commands(app, action);
   rvformer::cli::add_verify_command(app, action);
+  rvformer::cli::add_tokenize_command(app, action);
+  rvformer::cli::add_chat_command(app, action);
   try {
     std::vector<std::string> words = command_words(argc, argv);
     check_command(app, words, "");

@@ -1,5 +1,6 @@
-// cli/model_commands.cpp — `rvformer model info|generate`: inspect and run any Qwen3.5 checkpoint
-// with the engine's dense fp32 reference path.
+// cli/model_commands.cpp — `rvformer model info|generate|synth`: inspect and run any Qwen3.5
+// checkpoint with the engine's dense fp32 reference path, and write random checkpoints in the
+// published Hugging Face layout.
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include "engine/checkpoint.h"
 #include "engine/model.h"
 #include "engine/ops.h"
+#include "engine/synthetic_checkpoint.h"
 #include "support/error.h"
 #include "support/file.h"
 
@@ -24,6 +26,9 @@ namespace rvformer::cli {
 namespace {
 
 namespace engine = rvformer::engine;
+
+inline constexpr std::uint64_t kMostThreads = 1024;
+inline constexpr std::uint64_t kBytesPerMb = 1'000'000;
 
 struct InfoOptions {
   std::string directory;
@@ -36,6 +41,19 @@ struct GenerateOptions {
   bool logits = false;
   std::string load_state;
   std::string save_state;
+  std::uint64_t threads = 0;
+};
+
+struct SynthOptions {
+  std::string shape = "tiny";
+  std::string directory;
+  std::uint64_t seed = 1;
+  std::uint64_t hidden = 0;  // 0: the preset's
+  std::uint64_t layers = 0;
+  std::uint64_t vocab = 0;
+  bool untied = false;
+  std::uint64_t shard_mb = 0;  // 0: the preset's
+  std::string tokenizer_directory;
 };
 
 // "linear_attention ×3, full_attention ×1 (LLLF)"
@@ -128,7 +146,7 @@ int run_generate(const GenerateOptions& options) {
   check_input_directory(options.directory);
   if (!options.load_state.empty()) check_input_file(options.load_state);
   if (!options.save_state.empty()) check_output_file(options.save_state);
-  const auto model = engine::Model::load(options.directory);
+  const auto model = engine::Model::load(options.directory, {.threads = options.threads});
   const std::vector<engine::TokenId> tokens = model_tokens(ids, model.config().vocab_size);
   engine::State state = model.new_state();
   if (!options.load_state.empty()) state.load(options.load_state);
@@ -145,6 +163,48 @@ int run_generate(const GenerateOptions& options) {
   }
   std::fflush(stdout);
   if (!options.save_state.empty()) state.save(options.save_state);
+  return 0;
+}
+
+// A progress bar on stderr, redrawn at every whole percent.
+class ProgressBar {
+ public:
+  explicit ProgressBar(std::string label) : label_(std::move(label)) {}
+  void operator()(std::uint64_t done, std::uint64_t total) {
+    const int percent = total == 0 ? 100 : static_cast<int>(100 * done / total);
+    if (percent == shown_) return;
+    shown_ = percent;
+    constexpr int width = 40;
+    const std::string bar(static_cast<std::size_t>(percent * width / 100), '#');
+    fmt::print(stderr, "\rrvformer: {} [{:<{}}] {:3d}%  {:.2f} / {:.2f} GB", label_, bar, width, percent,
+               static_cast<double>(done) / 1e9, static_cast<double>(total) / 1e9);
+    if (percent == 100) fmt::print(stderr, "\n");
+  }
+
+ private:
+  std::string label_;
+  int shown_ = -1;
+};
+
+int run_synth(const SynthOptions& options) {
+  check_output_directory(options.directory);
+  if (!options.tokenizer_directory.empty()) check_input_directory(options.tokenizer_directory);
+  engine::SyntheticModel model = engine::synthetic_preset(options.shape);
+  model.seed = options.seed;
+  if (options.hidden) model.config.hidden_size = options.hidden;
+  if (options.layers) {
+    model.config.num_hidden_layers = options.layers;
+    model.config.layer_types = engine::qwen35_layer_types(options.layers);
+  }
+  if (options.vocab) model.config.vocab_size = options.vocab;
+  if (options.untied) model.config.tie_word_embeddings = false;
+  if (options.shard_mb > 0) model.max_shard_bytes = options.shard_mb * kBytesPerMb;
+  engine::SyntheticWrite write;
+  if (!options.tokenizer_directory.empty()) write.tokenizer_directory = options.tokenizer_directory;
+  auto bar = std::make_shared<ProgressBar>("writing " + options.directory);
+  write.progress = [bar](std::uint64_t done, std::uint64_t total) { (*bar)(done, total); };
+  engine::write_synthetic_checkpoint(options.directory, model, write);
+  fmt::print("wrote {}: {}\n", options.directory, model.config.shape_description());
   return 0;
 }
 
@@ -170,9 +230,34 @@ void add_model_commands(CLI::App& app, Action& action) {
   generate->add_flag("--logits", generate_options->logits, "also print all logits of each position");
   generate->add_option("--load-state", generate_options->load_state, "start from this state file");
   generate->add_option("--save-state", generate_options->save_state, "save the final state to this file");
+  add_whole_number_option(*generate, "--threads", generate_options->threads,
+                          "threads for matrix products (default 0: every core)", 0, kMostThreads);
   generate->callback([&action, generate_options] {
     action = [generate_options] { return run_generate(*generate_options); };
   });
+
+  auto synth_options = std::make_shared<SynthOptions>();
+  auto* synth = model->add_subcommand(
+      "synth",
+      "Write a random Qwen3.5 checkpoint in the published Hugging Face layout (multimodal config, BF16 "
+      "shards and index, vision tower, mtp head) for tests and benchmarks");
+  synth->add_option("--shape", synth_options->shape,
+                    "tiny (CI, ~10 MB), narrow (the 4B's per-layer widths, hidden 64, ~45 MB) or 4b (Qwen3.5-4B, "
+                    "~9.3 GB)")
+      ->capture_default_str();
+  synth->add_option("-o,--output", synth_options->directory, "new directory to write")->required();
+  add_whole_number_option(*synth, "--seed", synth_options->seed, "random seed (default 1)");
+  add_whole_number_option(*synth, "--hidden", synth_options->hidden, "hidden size instead of the preset's");
+  add_whole_number_option(*synth, "--layers", synth_options->layers,
+                          "layer count (every fourth full attention) instead of the preset's");
+  add_whole_number_option(*synth, "--vocab", synth_options->vocab, "vocabulary rows instead of the preset's");
+  synth->add_flag("--untied", synth_options->untied, "an lm_head.weight of its own instead of the tied embedding");
+  add_whole_number_option(*synth, "--shard-mb", synth_options->shard_mb,
+                          "shard size limit in whole MB (default 0: the preset's)", 0, kLargestCount / kBytesPerMb);
+  synth->add_option("--tokenizer-dir", synth_options->tokenizer_directory,
+                    "copy tokenizer.json (and tokenizer_config.json, chat_template.jinja) from here; its special "
+                    "tokens give the config's ids");
+  synth->callback([&action, synth_options] { action = [synth_options] { return run_synth(*synth_options); }; });
 }
 
 }  // namespace rvformer::cli

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -17,19 +18,60 @@ using circuit::Circuit;
 using circuit::LinearForm;
 using circuit::SignalId;
 
-class Matrix {
+// A projection matrix [rows, hidden] being filled in logical units. Weights on data dimensions are
+// scaled by what the RMSNorm does to the residual; constant terms of a row are summed and, when the
+// matrix is finished, split into bf16 pieces over the constant dimensions (all of which read the
+// same power of two).
+class Projection {
  public:
-  Matrix(EmittedTensor& tensor) : t_(tensor), cols_(tensor.shape.size() > 1 ? tensor.shape[1] : 1) {}  // NOLINT
-  float& at(std::size_t row, std::size_t col) { return t_.values[row * cols_ + col]; }
+  Projection(EmittedTensor& tensor, const Placement& placement, double data_scale, double constant_scale)
+      : t_(tensor), cols_(tensor.shape[1]), p_(placement), data_scale_(data_scale), constant_scale_(constant_scale) {}
+  Projection(const Projection&) = delete;
+  Projection& operator=(const Projection&) = delete;
+
+  void add(std::size_t row, int dim, double logical_weight) { at(row, dim) += static_cast<float>(logical_weight * data_scale_); }
+  void add_constant(std::size_t row, double value) {
+    if (value != 0) constants_[row] += value;
+  }
+  // Adds weight · form (the constant term, if any, to the row's constant).
+  void add_form(std::size_t row, const LinearForm& form, double weight) {
+    for (const circuit::Term& t : form) {
+      if (t.signal == circuit::kOne) add_constant(row, weight * t.weight);
+      else add(row, p_.signal_dim[t.signal], weight * t.weight);
+    }
+  }
+  // Writes the constant terms; call once the matrix is complete.
+  void finish() {
+    for (auto [row, value] : constants_) {
+      std::vector<double> pieces = bf16_pieces(value);
+      if (static_cast<int>(pieces.size()) > p_.constant_dims)
+        fail("compiler: constant {} of {} row {} needs {} bf16 pieces, more than the {} constant dimensions",
+             value, t_.name, row, pieces.size(), p_.constant_dims);
+      for (std::size_t i = 0; i < pieces.size(); ++i)
+        at(row, p_.first_dim + static_cast<int>(i)) += static_cast<float>(pieces[i] * constant_scale_);
+    }
+    constants_.clear();
+  }
 
  private:
+  float& at(std::size_t row, int dim) { return t_.values[row * cols_ + static_cast<std::size_t>(dim)]; }
+
   EmittedTensor& t_;
   std::size_t cols_;
+  const Placement& p_;
+  double data_scale_, constant_scale_;
+  std::map<std::size_t, double> constants_;
 };
 
 class Emitter {
  public:
-  Emitter(const Circuit& circuit, const Placement& placement) : c_(circuit), p_(placement) {}
+  Emitter(const Circuit& circuit, const Placement& placement) : c_(circuit), p_(placement) {
+    // mean(h²) = d·K²/H with H/d = 4^j, so the RMSNorm multiplies every dimension by 2^j/K: a
+    // constant dimension reads 2^j, a data dimension holding x reads x·2^j/K.
+    double power = std::sqrt(static_cast<double>(hidden()) / p_.constant_dims);
+    constant_read_ = power;
+    data_scale_ = kResidualConstant / power;
+  }
 
   EmittedModel run() {
     make_config();
@@ -38,6 +80,7 @@ class Emitter {
     fill_embedding(embed);
     fill_final_norm(final_norm);
     for (int layer = 0; layer < p_.num_layers; ++layer) emit_layer(layer);
+    check_bf16();
     return std::move(model_);
   }
 
@@ -52,6 +95,7 @@ class Emitter {
     model_.tensors.push_back({name, std::move(shape), std::vector<float>(count, fill)});
     return model_.tensors.back();
   }
+  Projection projection(EmittedTensor& tensor) { return Projection(tensor, p_, data_scale_, 1 / constant_read_); }
 
   void make_config() {
     engine::Config& config = model_.config;
@@ -66,39 +110,24 @@ class Emitter {
     model_.tensors.reserve(3 + 16 * static_cast<std::size_t>(p_.num_layers));  // references stay valid
   }
 
-  // RMSNorm(h) = h · rsqrt(mean h²) · (1 + w). The constant dims make mean h² = K² / 4^j exactly.
-  double norm_scale() const { return std::sqrt(static_cast<double>(hidden()) / p_.constant_dims) / kResidualConstant; }
-
-  // Weights that make the normalised value of every data dimension equal its residual value and
-  // the first constant dimension read as 1; `keep` selects which data dimensions pass at all.
-  void fill_norm(EmittedTensor& norm, const std::vector<bool>* keep) {
-    double scale = norm_scale();
-    for (std::size_t d = 0; d < hidden(); ++d) {
-      double factor = 0;
-      if (d == 0) factor = keep ? 0 : 1 / (kResidualConstant * scale);
-      else if (static_cast<int>(d) >= p_.constant_dims && (!keep || (*keep)[d])) factor = 1 / scale;
-      norm.values[d] = static_cast<float>(factor - 1);
-      if (static_cast<double>(1.0f + norm.values[d]) != factor)
-        fail("compiler: norm weight for dimension {} cannot be exact", d);
-    }
-  }
-
+  // Every RMSNorm keeps its scale (1 + w = 1): the projections absorb it. The final norm keeps only
+  // the output dimensions.
   void fill_final_norm(EmittedTensor& norm) {
-    std::vector<bool> keep(hidden(), false);
-    for (SignalId s : c_.outputs()) keep[dim(s)] = true;
-    fill_norm(norm, &keep);
+    std::fill(norm.values.begin(), norm.values.end(), -1.0f);
+    for (SignalId s : c_.outputs()) norm.values[dim(s)] = 0.0f;
   }
 
   void fill_embedding(EmittedTensor& embed) {
-    Matrix e(embed);
+    std::size_t cols = hidden();
+    auto at = [&](std::uint32_t token, int d) -> float& { return embed.values[token * cols + static_cast<std::size_t>(d)]; };
     std::uint32_t token = 0;
     for (const circuit::TokenFamily& family : c_.token_families()) {
       for (std::uint32_t i = 0; i < family.count; ++i, ++token) {
-        for (int d = 0; d < p_.constant_dims; ++d) e.at(token, d) = static_cast<float>(kResidualConstant);
-        if (family.fill) family.fill(i, [&](SignalId s, double v) { e.at(token, dim(s)) = exact(v, "an input value"); });
+        for (int d = 0; d < p_.constant_dims; ++d) at(token, p_.first_dim + d) = static_cast<float>(kResidualConstant);
+        if (family.fill) family.fill(i, [&](SignalId s, double v) { at(token, dim(s)) = exact(v, "an input value"); });
         if (family.code) family.code(i, [&](SignalId s, double w) {
-            if (w < 0 || w != std::floor(w)) fail("compiler: token {}[{}] has output weight {}; tied codes need non-negative integers", family.name, i, w);
-            e.at(token, dim(s)) = exact(w, "an output code");
+            if (w < 0) fail("compiler: token {}[{}] has output weight {}; tied codes need non-negative weights", family.name, i, w);
+            at(token, dim(s)) = exact(w, "an output code");
           });
       }
     }
@@ -110,36 +139,35 @@ class Emitter {
     return f;
   }
 
-  // Adds weight · form to row `row` of a projection (column = signal dimension).
-  void add_form(Matrix& m, std::size_t row, const LinearForm& form, double weight) {
-    for (const circuit::Term& t : form) m.at(row, dim(t.signal)) += exact(weight * t.weight, "a projection weight");
-  }
-
-  double form_constant(const LinearForm& form) const {
-    double c = 0;
-    for (const circuit::Term& t : form) if (t.signal == circuit::kOne) c += t.weight;
-    return c;
+  // Every weight must be a bf16 number, so that the checkpoint stored in bf16 computes what the
+  // fp32 one does.
+  void check_bf16() const {
+    for (const EmittedTensor& t : model_.tensors)
+      for (std::size_t i = 0; i < t.values.size(); ++i)
+        if (!is_bf16(t.values[i]))
+          fail("compiler: {}[{}] = {} is not exactly a bf16 number", t.name, i, static_cast<double>(t.values[i]));
   }
 
   void emit_layer(int layer) {
     std::string prefix = fmt::format("layers.{}.", layer);
-    fill_norm(add(prefix + "input_layernorm.weight", {hidden()}), nullptr);
-    fill_norm(add(prefix + "post_attention_layernorm.weight", {hidden()}), nullptr);
+    add(prefix + "input_layernorm.weight", {hidden()});
+    add(prefix + "post_attention_layernorm.weight", {hidden()});
     emit_linear_attention(layer, prefix + "linear_attn.");
     emit_mlp(layer, prefix + "mlp.");
   }
 
   struct GdnTensors {
-    Matrix qkv, z, b, out;
+    Projection &qkv, &z, &b;
+    EmittedTensor& out;
     EmittedTensor& conv;
   };
 
   void emit_linear_attention(int layer, const std::string& prefix) {
     const engine::Config& config = model_.config;
     std::size_t conv_dim = config.linear_conv_dim();
-    EmittedTensor& qkv = add(prefix + "in_proj_qkv.weight", {conv_dim, hidden()});
-    EmittedTensor& z = add(prefix + "in_proj_z.weight", {config.linear_value_dim(), hidden()});
-    EmittedTensor& b = add(prefix + "in_proj_b.weight", {config.linear_num_value_heads, hidden()});
+    Projection qkv = projection(add(prefix + "in_proj_qkv.weight", {conv_dim, hidden()}));
+    Projection z = projection(add(prefix + "in_proj_z.weight", {config.linear_value_dim(), hidden()}));
+    Projection b = projection(add(prefix + "in_proj_b.weight", {config.linear_num_value_heads, hidden()}));
     add(prefix + "in_proj_a.weight", {config.linear_num_value_heads, hidden()});
     EmittedTensor& conv = add(prefix + "conv1d.weight", {conv_dim, 1, config.linear_conv_kernel_dim});
     add(prefix + "dt_bias", {config.linear_num_value_heads});
@@ -154,6 +182,7 @@ class Emitter {
     for (std::size_t i = 0; i < c_.banks().size(); ++i)
       if (p_.bank_head[i].layer == layer) emit_bank(c_.banks()[i], p_.bank_head[i].head, t);
     emit_delays(layer, t);
+    for (Projection* p : {&qkv, &z, &b}) p->finish();
   }
 
   static std::size_t query_row(int head, int row) { return static_cast<std::size_t>(head) * kKeyDim + row; }
@@ -169,34 +198,41 @@ class Emitter {
   // bias takes 128 per condition back, so any false one pushes the lane to ≤ −96, where SiLU is
   // exactly −0. One-hot: plus 32·[row r]. Binary: plus 128 per address bit matching r, minus
   // 128·bits − 32: exactly 32 when everything matches. No neuron decodes the address.
-  void emit_select(Matrix& qkv, std::size_t first_row, int rows, const circuit::RowSelect& select) {
+  void emit_select(Projection& qkv, std::size_t first_row, int rows, const circuit::RowSelect& select) {
     double conditions = static_cast<double>(select.conditions.size() + select.match.size());
     for (int r = 0; r < rows; ++r) {
       std::size_t lane = first_row + r;
-      for (const LinearForm& c : select.conditions) add_form(qkv, lane, c, kSelectGate);
+      for (const LinearForm& c : select.conditions) qkv.add_form(lane, c, kSelectGate);
       double bias = -kSelectGate * conditions;
       for (const circuit::Literal& l : select.match) {
-        qkv.at(lane, dim(l.signal)) += static_cast<float>(l.negated ? -kSelectGate : kSelectGate);
+        qkv.add(lane, dim(l.signal), l.negated ? -kSelectGate : kSelectGate);
         if (l.negated) bias += kSelectGate;
       }
       if (!select.one_hot.empty()) {
-        qkv.at(lane, dim(select.one_hot[r])) += static_cast<float>(kOneHotLevel);
+        qkv.add_form(lane, {{select.one_hot[r], 1}}, kOneHotLevel);
       } else {
         for (std::size_t i = 0; i < select.binary.size(); ++i) {
           bool one = (r >> i) & 1;
-          qkv.at(lane, dim(select.binary[i])) += static_cast<float>(one ? kSelectGate : -kSelectGate);
+          qkv.add(lane, dim(select.binary[i]), one ? kSelectGate : -kSelectGate);
           bias += one ? 0 : kSelectGate;
         }
         bias -= kSelectGate * static_cast<double>(select.binary.size()) - kOneHotLevel;
       }
-      qkv.at(lane, 0) += exact(bias, "a select bias");
+      qkv.add_constant(lane, bias);
     }
   }
 
   void emit_half_constants(GdnTensors& t, int head, int half) {
-    for (int lane = 0; lane < kKeyDim; ++lane) t.z.at(value_column(head, half, lane), 0) = static_cast<float>(kGateZ);
+    for (int lane = 0; lane < kKeyDim; ++lane) t.z.add_constant(value_column(head, half, lane), kGateZ);
     for (int lane = circuit::kBankLanesPerHalf; lane < kKeyDim; ++lane)
-      t.qkv.at(value_row(head, half, lane), 0) = static_cast<float>(kBalanceValue);
+      t.qkv.add_constant(value_row(head, half, lane), kBalanceValue);
+  }
+
+  // A stored bit: Y·form − (Y − V), which is V for a 1 and exactly −0 after SiLU for a 0.
+  void emit_lane_value(Projection& qkv, std::size_t row, const LinearForm& form) {
+    if (form.empty()) return;
+    qkv.add_form(row, form, kLaneGate);
+    qkv.add_constant(row, kBitValue - kLaneGate);
   }
 
   void emit_bank(const circuit::Bank& bank, int head, GdnTensors& t) {
@@ -205,11 +241,11 @@ class Emitter {
       for (int half = 0; half < circuit::kBankHalves; ++half) {
         emit_half_constants(t, head, half);
         // b = 256·β − 128 gives σ(b) exactly 0, 1/2 or 1.
-        add_form(t.b, 2 * head + half, bank.write.beta[half], kBetaSlope);
-        t.b.at(2 * head + half, 0) -= static_cast<float>(kBetaSlope / 2);
+        t.b.add_form(2 * head + half, bank.write.beta[half], kBetaSlope);
+        t.b.add_constant(2 * head + half, -kBetaSlope / 2);
         const auto& lanes = bank.write.lanes[half];
         for (std::size_t lane = 0; lane < lanes.size(); ++lane)
-          add_form(t.qkv, value_row(head, half, static_cast<int>(lane)), lanes[lane], kBitValue);
+          emit_lane_value(t.qkv, value_row(head, half, static_cast<int>(lane)), lanes[lane]);
       }
     }
     if (bank.has_read) {
@@ -219,9 +255,13 @@ class Emitter {
         const auto& lanes = bank.read.lanes[half];
         for (std::size_t lane = 0; lane < lanes.size(); ++lane)
           for (const circuit::Term& target : lanes[lane])
-            t.out.at(dim(target.signal), value_column(head, half, static_cast<int>(lane))) += exact(target.weight, "a read weight");
+            out_at(t, dim(target.signal), value_column(head, half, static_cast<int>(lane))) += exact(target.weight, "a read weight");
       }
     }
+  }
+
+  float& out_at(GdnTensors& t, int row, std::size_t column) {
+    return t.out.values[static_cast<std::size_t>(row) * model_.config.linear_value_dim() + column];
   }
 
   // A delay head writes row 0 with the previous token's values (conv tap 2) and reads it back.
@@ -233,40 +273,41 @@ class Emitter {
       int head = slot.head.head;
       if (std::find(heads.begin(), heads.end(), head) == heads.end()) {
         heads.push_back(head);
-        t.qkv.at(key_row(head, 0), 0) = static_cast<float>(kOneHotLevel);
-        t.qkv.at(query_row(head, 0), 0) = static_cast<float>(kOneHotLevel);
+        t.qkv.add_constant(key_row(head, 0), kOneHotLevel);
+        t.qkv.add_constant(query_row(head, 0), kOneHotLevel);
         for (int half = 0; half < circuit::kBankHalves; ++half) {
           emit_half_constants(t, head, half);
-          t.b.at(2 * head + half, 0) = static_cast<float>(kBetaSlope / 2);  // β = 1
+          t.b.add_constant(2 * head + half, kBetaSlope / 2);  // β = 1
         }
       }
       std::size_t row = value_row(head, slot.half, slot.lane);
-      t.qkv.at(row, dim(c_.delays()[d].input)) = static_cast<float>(kBitValue);
+      emit_lane_value(t.qkv, row, {{c_.delays()[d].input, 1}});
       t.conv.values[row * 4 + 3] = 0.0f;
       t.conv.values[row * 4 + 2] = 1.0f;
-      t.out.at(dim(c_.delays()[d].output), value_column(head, slot.half, slot.lane)) = 1.0f;
+      out_at(t, dim(c_.delays()[d].output), value_column(head, slot.half, slot.lane)) = 1.0f;
     }
   }
 
   void emit_mlp(int layer, const std::string& prefix) {
     std::size_t width = p_.intermediate_size;
-    Matrix gate = add(prefix + "gate_proj.weight", {width, hidden()});
-    Matrix up = add(prefix + "up_proj.weight", {width, hidden()});
-    Matrix down = add(prefix + "down_proj.weight", {hidden(), width});
+    Projection gate = projection(add(prefix + "gate_proj.weight", {width, hidden()}));
+    Projection up = projection(add(prefix + "up_proj.weight", {width, hidden()}));
+    EmittedTensor& down = add(prefix + "down_proj.weight", {hidden(), width});
+    auto down_at = [&](int d, std::size_t n) -> float& { return down.values[static_cast<std::size_t>(d) * width + n]; };
     std::size_t n = 0;
     for (std::uint32_t index : p_.layer_neurons[layer]) {
       const circuit::Neuron& neuron = c_.neurons()[index];
       double a = kGateLevel / neuron.gate_quantum;
-      add_form(gate, n, neuron.gate, a);
-      add_form(up, n, neuron.up, 1 / a);
-      for (const circuit::Term& t : neuron.down) down.at(dim(t.signal), n) += exact(t.weight, "a down weight");
+      gate.add_form(n, neuron.gate, a);
+      up.add_form(n, neuron.up, 1 / a);
+      for (const circuit::Term& t : neuron.down) down_at(dim(t.signal), n) += exact(t.weight, "a down weight");
       ++n;
     }
     auto clear = [&](int d, double quantum, double sign) {
       double a = kGateLevel / quantum;
-      gate.at(n, d) = exact(sign * a, "a clear gate");
-      up.at(n, 0) = exact(1 / a, "a clear up weight");
-      down.at(d, n) = static_cast<float>(-sign);
+      gate.add(n, d, sign * a);
+      up.add_constant(n, 1 / a);
+      down_at(d, n) = static_cast<float>(-sign);
       ++n;
     };
     for (const Clear& c : p_.clears) {
@@ -277,14 +318,37 @@ class Emitter {
     }
     if (layer == 0)
       for (SignalId s : c_.outputs()) clear(dim(s), 1, 1);
+    gate.finish();
+    up.finish();
   }
 
   const Circuit& c_;
   const Placement& p_;
+  double constant_read_ = 1, data_scale_ = 1;
   EmittedModel model_;
 };
 
 }  // namespace
+
+bool is_bf16(double value) {
+  auto f = static_cast<float>(value);
+  if (static_cast<double>(f) != value) return false;
+  return (std::bit_cast<std::uint32_t>(f) & 0xFFFFu) == 0;
+}
+
+std::vector<double> bf16_pieces(double value) {
+  std::vector<double> pieces;
+  double rest = value;
+  while (rest != 0) {
+    // The top 8 significant bits of what is left, truncated toward zero.
+    int exponent = 0;
+    double mantissa = std::frexp(rest, &exponent);
+    double piece = std::ldexp(std::trunc(std::ldexp(mantissa, 8)), exponent - 8);
+    pieces.push_back(piece);
+    rest -= piece;
+  }
+  return pieces;
+}
 
 EmittedModel emit(const Circuit& circuit, const circuit::CircuitGraph&, const Placement& placement) {
   return Emitter(circuit, placement).run();

@@ -1,14 +1,19 @@
 // compiler/physical.h — the physical constants that make logical circuit values exact in a Qwen3.5
-// forward pass computed in fp32. docs/circuit-encoding.md derives each one.
+// forward pass computed in fp32, with every weight exactly representable in bf16.
+// docs/circuit-encoding.md derives each one.
 #pragma once
 
 #include <bit>
 #include <cstdint>
+#include <vector>
 
 namespace rvformer::compiler {
 
 // Residual constant: dominates every RMSNorm's mean square so data never changes the norm scale.
 inline constexpr double kResidualConstant = 1099511627776.0;  // 2^40
+// Constants that are not bf16 numbers are split into bf16 pieces, one per constant dimension.
+inline constexpr int kMinConstantDims = 4;
+inline constexpr int kMaxConstantDims = 16;
 
 // GDN geometry of Qwen3.5-4B, which compiled layers keep so they can sit in front of that model.
 inline constexpr int kKeyDim = 128;
@@ -19,8 +24,11 @@ inline constexpr double kOneHotLevel = 32;
 // Disabled selects are pushed to ≤ −96, where SiLU is exactly −0.
 inline constexpr double kSelectGate = 128;
 
-// A stored 1 bit: V with fl(V · fp32(128^-½)) = 16 exactly (bits 0x433504f4).
+// A stored 1 bit: V with fl(V · fp32(128^-½)) = 16 exactly (bits 0x433504f4). V is not a bf16
+// number, so a lane's value is Y·bit − (Y − V): the bit's weight Y is, and the constant Y − V is
+// split into bf16 pieces. A 0 bit gives −(Y − V) ≤ −89, where SiLU is exactly −0.
 inline const double kBitValue = static_cast<double>(std::bit_cast<float>(std::uint32_t{0x433504f4}));
+inline constexpr double kLaneGate = 512;
 // Two balancing lanes per value head hold V·2^16, reading as 2^20: the mean square of a read-out is
 // then 2^34 whatever the data, so the gated RMSNorm multiplies by exactly 2^-17.
 inline const double kBalanceValue = kBitValue * 65536.0;
@@ -33,5 +41,10 @@ inline constexpr double kBetaSlope = 256;
 
 // Neuron gates are scaled so the smallest non-zero logical gate value becomes ±128.
 inline constexpr double kGateLevel = 128;
+
+// True when `value` is exactly a bf16 number (8 significant bits, fp32's exponent range).
+bool is_bf16(double value);
+// bf16 numbers of one sign whose sum is exactly `value` (an fp32 number), largest first; empty for 0.
+std::vector<double> bf16_pieces(double value);
 
 }  // namespace rvformer::compiler

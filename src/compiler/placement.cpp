@@ -6,6 +6,7 @@
 #include <numeric>
 #include <queue>
 
+#include "compiler/physical.h"
 #include "support/error.h"
 
 namespace rvformer::compiler {
@@ -223,7 +224,7 @@ void place_steps(const circuit::Circuit& circuit, const circuit::CircuitGraph& g
 void allocate_dims(const circuit::Circuit& circuit, Placement& p, const Lifetimes& life, int constant_dims) {
   const auto& signals = circuit.signals();
   p.signal_dim.assign(signals.size(), -1);
-  p.signal_dim[circuit::kOne] = 0;
+  p.signal_dim[circuit::kOne] = p.first_dim;
   struct Free {
     int dim;
     int available_from;  // the MLP slot that clears the previous signal (or the output code)
@@ -231,7 +232,7 @@ void allocate_dims(const circuit::Circuit& circuit, Placement& p, const Lifetime
     SignalId previous;   // signal to clear when the dimension is reused (0: none)
   };
   std::vector<Free> free;
-  int next_dim = constant_dims;
+  int next_dim = p.first_dim + constant_dims;
   for (SignalId s : circuit.outputs()) {
     if (p.signal_dim[s] >= 0) fail("compiler: signal {} is marked as an output twice", signals[s].name);
     if (signals[s].source != SignalSource::Neurons && signals[s].source != SignalSource::BankRead)
@@ -276,14 +277,17 @@ void allocate_dims(const circuit::Circuit& circuit, Placement& p, const Lifetime
   p.hidden_size = next_dim;
 }
 
-// Pads the width so that constant_dims · K² / hidden is a power of four: then the RMSNorm scale of
-// every layer is an exact power of two (docs/circuit-encoding.md).
-int padded_width(int needed, int& constant_dims) {
-  for (int width = needed + 1;; ++width) {
-    for (int quarter = 1; quarter <= width; quarter *= 4) {
-      if (width % quarter) break;
-      int dims = width / quarter;
-      if (dims >= 1 && dims <= 16 && needed + dims <= width) {
+// The machine's width: at least `needed` data dimensions plus its constant dimensions, such that
+// the whole residual (base + machine) divided by the number of constant dimensions is a power of
+// four; then the RMSNorm scale of every layer is an exact power of two (docs/circuit-encoding.md).
+int padded_width(int needed, int base, int& constant_dims) {
+  for (int width = needed + kMinConstantDims;; ++width) {
+    for (int dims = kMinConstantDims; dims <= kMaxConstantDims && needed + dims <= width; ++dims) {
+      int total = base + width;
+      if (total % dims) continue;
+      int quotient = total / dims;
+      while (quotient % 4 == 0) quotient /= 4;
+      if (quotient == 1) {
         constant_dims = dims;
         return width;
       }
@@ -299,23 +303,24 @@ Placement place(const circuit::Circuit& circuit, const circuit::CircuitGraph& gr
   place_steps(circuit, graph, p, life);
   p.num_layers = std::max(p.num_layers, options.min_layers);
 
-  // The constant dimensions come first; count them after we know the width they must balance.
-  int constant_dims = 1;
-  for (int round = 1;; ++round) {
-    allocate_dims(circuit, p, life, constant_dims);
-    int needed_constants = 0;
-    int width = padded_width(p.hidden_size - constant_dims, needed_constants);
-    if (needed_constants == constant_dims) {
-      p.hidden_size = width;
-      break;
-    }
-    // Going on would emit a residual whose width and constants disagree.
-    if (round >= options.constant_dim_rounds)
-      fail("compiler: the residual's constant dimensions did not settle by allocation round {} (it needed {} "
-           "constant dimensions, not {})", round, needed_constants, constant_dims);
-    constant_dims = needed_constants;
+  // The constant dimensions come first. Their count depends on the width they must balance, which
+  // depends on the number of data dimensions alone, so one allocation tells it; a second places the
+  // data after the right number of constant dimensions.
+  p.first_dim = options.base_hidden;
+  allocate_dims(circuit, p, life, kMinConstantDims);
+  const int data_dims = p.hidden_size - p.first_dim - kMinConstantDims;
+  int constant_dims = kMinConstantDims;
+  int width = padded_width(data_dims, p.first_dim, constant_dims);
+  if (constant_dims != kMinConstantDims) {
     p.clears.clear();
+    allocate_dims(circuit, p, life, constant_dims);
+    // The width was chosen for the first allocation's data: a residual that the second one does not
+    // fill exactly would leave its constants unbalanced.
+    if (p.hidden_size - p.first_dim - constant_dims != data_dims)
+      fail("compiler: the residual's data took {} dimensions after {} constant dimensions but {} after {}",
+           p.hidden_size - p.first_dim - constant_dims, constant_dims, data_dims, kMinConstantDims);
   }
+  p.hidden_size = p.first_dim + width;
   p.constant_dims = constant_dims;
   p.signal_ready = life.ready;
 

@@ -39,24 +39,26 @@ struct Clear {
 
 struct Placement {
   int num_layers = 0;
-  int hidden_size = 0;
+  int hidden_size = 0;                // the whole residual stream: a base model's dims, then the machine's
+  int first_dim = 0;                  // the machine's first dimension (a base model's hidden size)
   int intermediate_size = 0;
-  int constant_dims = 0;              // dims holding the large constant (the first one reads as 1)
+  int constant_dims = 0;              // the machine's first dims, holding the large constant
   std::vector<int> unit_layer;        // per graph unit
   std::vector<HeadSlot> bank_head;    // per circuit bank
   std::vector<DelaySlot> delay_slot;  // per circuit delay
-  std::vector<int> signal_dim;        // per signal; kOne maps to dimension 0
+  std::vector<int> signal_dim;        // per signal (absolute); kOne maps to the first constant dim
   std::vector<int> signal_ready;      // per signal: slot after which it is complete
   std::vector<Clear> clears;
   std::vector<std::vector<std::uint32_t>> layer_neurons;  // per layer: circuit neuron indices
   std::vector<int> layer_clear_count;
 };
 
+// What the machine is compiled for: on its own (base_hidden 0), or to sit in the dimensions after a
+// base model's `base_hidden` ones, which are zero on every trace token. The RMSNorm then averages
+// over the whole width, so the width is chosen for the total (docs/circuit-encoding.md).
 struct PlacementOptions {
   int min_layers = 1;
-  // Rounds of residual-dimension allocation allowed to settle how many constant dimensions lead
-  // the residual: their count depends on the padded width, which depends on the allocation.
-  int constant_dim_rounds = 4;
+  int base_hidden = 0;
 };
 
 Placement place(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, const PlacementOptions& options = {});
