@@ -18,6 +18,7 @@
 #include "chat/session.h"
 #include "cli/commands.h"
 #include "support/error.h"
+#include "support/file.h"
 
 namespace rvformer::cli {
 namespace {
@@ -145,6 +146,8 @@ class ChatRun {
 };
 
 int run_chat(const ChatOptions& options) {
+  check_input_directory(options.model_directory);
+  if (options.messages) check_input_file(*options.messages);
   if (options.print_prompt) return print_prompt(options);
   chat::CheckpointChat model(options.model_directory, {.threads = options.threads});
   ChatRun run(options, model);

@@ -282,7 +282,8 @@ TEST_F(ChatCommand, ExplainsBadInputInOneLine) {
       {{"chat", model, "--print-prompt", "--messages", bad_role}, "bad.json: message 1: unknown role 'wizard'"},
       {{"chat", model, "--print-prompt", "--messages", path("missing.json")}, "missing.json"},
       {{"chat", model, "--print-prompt", "--messages", system_late}, "System message must be at the beginning."},
-      {{"chat", path("no-such-model"), "--print-prompt", "--prompt", "x"}, "no chat_template.jinja or tokenizer_config.json"},
+      {{"chat", path("no-such-model"), "--print-prompt", "--prompt", "x"}, "no-such-model: no such directory"},
+      {{"chat", directory_.path().string(), "--print-prompt", "--prompt", "x"}, "no chat_template.jinja or tokenizer_config.json"},
       {{"chat", model, "--prompt", "x"}, "holds no tokenizer.json"},
   };
   for (const Case& c : cases) {

@@ -3,9 +3,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "cli/cli_testing.h"
+#include "engine/safetensors.h"
 #include "toolchain/source_tree.h"
 
 namespace rvformer::cli {
@@ -13,6 +16,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
+using ::testing::Not;
 using ::testing::StartsWith;
 using toolchain::ProcessResult;
 
@@ -28,10 +32,42 @@ std::string errors(const std::string& standard_error) {
   return kept;
 }
 
+// The cached compiled machine, as `run` names it when it loads it ("rvformer: loading DIR (fast path)").
+std::filesystem::path cached_machine() {
+  ProcessResult result = rvformer({"run", "--max-instructions", "1"});
+  std::smatch match;
+  if (!std::regex_search(result.standard_error, match, std::regex("rvformer: loading (.*) \\(fast path\\)")))
+    ADD_FAILURE() << "no loading line in: " << result.standard_error;
+  return match[1].str();
+}
+
+// Zeroes `count` float weights of `tensor` in a safetensors file, from its first non-zero one on.
+void zero_weights(const std::filesystem::path& file, const std::string& tensor, std::size_t count) {
+  std::size_t offset = 0;
+  {
+    engine::SafetensorsFile weights(file);
+    for (const engine::TensorRecord& record : weights.header().tensors) {
+      if (record.name != tensor) continue;
+      std::span<const std::uint8_t> bytes = weights.tensor_bytes(record);
+      std::size_t first = 0;
+      while (first < bytes.size() && bytes[first] == 0) ++first;
+      ASSERT_LE(first / 4 * 4 + 4 * count, bytes.size()) << tensor << " has too few weights after its first non-zero one";
+      offset = weights.header().data_start + record.begin + first / 4 * 4;
+    }
+  }
+  ASSERT_NE(offset, 0u) << "no tensor " << tensor;
+  std::fstream stream(file, std::ios::in | std::ios::out | std::ios::binary);
+  stream.seekp(static_cast<std::streamoff>(offset));
+  std::string zeros(4 * count, '\0');
+  stream.write(zeros.data(), static_cast<std::streamsize>(zeros.size()));
+  ASSERT_TRUE(stream.good());
+}
+
 class WeightsCommands : public CommandTest {
  protected:
-  // Runs the program on both machines and expects the same output, status and error lines.
-  void expect_same_as_emulator(const std::vector<std::string>& arguments) {
+  // Runs the program on both machines and expects the same output, status and error lines; returns
+  // the run in the weights.
+  ProcessResult expect_same_as_emulator(const std::vector<std::string>& arguments) {
     std::vector<std::string> on_emulator{"run", "--on", "emulator"};
     on_emulator.insert(on_emulator.end(), arguments.begin(), arguments.end());
     std::vector<std::string> in_weights{"run"};
@@ -41,6 +77,7 @@ class WeightsCommands : public CommandTest {
     EXPECT_EQ(got.standard_output, expected.standard_output);
     EXPECT_EQ(got.exit_status, expected.exit_status) << got.standard_error;
     EXPECT_EQ(errors(got.standard_error), errors(expected.standard_error));
+    return got;
   }
 };
 
@@ -64,6 +101,41 @@ TEST_F(WeightsCommands, ExitStatusTrapsIllegalInstructionsAndTheLimitMatchTheEmu
                                         "int main(void) { volatile int* p = (int*)0xFFFF8002u; return *p; }\n")});
   expect_same_as_emulator({"--max-instructions", "1000", write_source("loop.c", "int main(void) { for (;;) {} }\n")});
   expect_same_as_emulator({"--max-instructions", "777", toolchain::default_program().string()});
+}
+
+TEST_F(WeightsCommands, StatsGiveTheSameExitCodeOnBothMachines) {
+  const std::string source = write_source("three_hundred.c", "int main(void) { return 300; }\n");
+  ProcessResult emulator = rvformer({"run", "--on", "emulator", "--stats", source});
+  ProcessResult weights = rvformer({"run", "--stats", source});
+  EXPECT_EQ(weights.exit_status, 44);
+  EXPECT_EQ(emulator.exit_status, 44);
+  EXPECT_THAT(last_line(weights.standard_error), HasSubstr("\"exit_code\": 44}"));
+  EXPECT_THAT(last_line(emulator.standard_error), HasSubstr("\"exit_code\": 44}"));
+}
+
+TEST_F(WeightsCommands, AssertAbortAndTimeBehaveAsOnTheEmulator) {
+  ProcessResult asserted = expect_same_as_emulator(
+      {write_source("assert.c", "#include <assert.h>\nint main(void) { volatile int two = 2; assert(two == 3); }\n")});
+  EXPECT_EQ(asserted.exit_status, 134);
+  EXPECT_THAT(asserted.standard_output, HasSubstr("assertion \"two == 3\" failed"));
+  ProcessResult clock = expect_same_as_emulator(
+      {write_source("clock.c",
+                    "#include <stdio.h>\n#include <stdlib.h>\n#include <time.h>\n"
+                    "int main(void) { printf(\"%ld %ld\\n\", (long)time(0), (long)clock()); abort(); }\n")});
+  EXPECT_EQ(clock.exit_status, 134);
+  EXPECT_EQ(clock.standard_output, "-1 -1\n");
+}
+
+TEST_F(WeightsCommands, LongRunsReportProgressOnStandardError) {
+  // Several seconds in the fast executor on any host (the dense path takes as long for a few passes).
+  const std::string loop = write_source("loop.c", "int main(void) { for (;;) {} }\n");
+  ProcessResult run = rvformer({"run", "--progress", "1", "--max-instructions", "150000", loop});
+  EXPECT_EQ(run.exit_status, 5) << run.standard_error;
+  EXPECT_THAT(run.standard_error, MatchesRegex("(.*\n)?rvformer: [0-9]+ instructions, [0-9]+ passes \\([0-9]+ passes/s\\)\n.*"));
+  ProcessResult verify = rvformer({"verify", "--progress", "1", "--max-instructions", "40000", loop});
+  EXPECT_EQ(verify.exit_status, 0) << verify.standard_error;
+  EXPECT_THAT(verify.standard_error,
+              MatchesRegex("(.*\n)?rvformer: [0-9]+ instructions clean, [0-9]+ passes \\([0-9]+ passes/s\\)\n.*"));
 }
 
 TEST_F(WeightsCommands, DumpTraceWritesEveryTokenFed) {
@@ -104,6 +176,19 @@ TEST_F(WeightsCommands, VerifyGoesOnFromACheckpointAndRefusesAnotherProgramsOne)
   result = rvformer({"verify", "--checkpoint", checkpoint, write_source("other.c", "int main(void) { return 3; }\n")});
   EXPECT_EQ(result.exit_status, 2);
   EXPECT_THAT(result.standard_error, HasSubstr("the checkpoint belongs to another program"));
+}
+
+TEST_F(WeightsCommands, ADamagedCheckpointIsReportedAsDamagedNotAsAProgramFault) {
+  const std::string copy = path("damaged");
+  ProcessResult copied = toolchain::run_process({"cp", "-r", "--sparse=always", cached_machine().string(), copy},
+                                                {.capture_output = true, .timeout = std::chrono::seconds(300)});
+  ASSERT_EQ(copied.exit_status, 0) << copied.standard_error;
+  zero_weights(std::filesystem::path(copy) / "model.safetensors", "model.layers.0.mlp.up_proj.weight", 4095);
+  ProcessResult result = rvformer({"run", "--model", copy, toolchain::default_program().string()});
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_THAT(errors(result.standard_error),
+              MatchesRegex("rvformer: error: the checkpoint is damaged: .*tensor 'layers.0.mlp.up_proj.weight'.*\n"));
+  EXPECT_THAT(result.standard_error, Not(HasSubstr("trapped")));
 }
 
 TEST_F(WeightsCommands, CompileRefusesToReplaceADirectoryThatIsNotAMachine) {

@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/whole_number_option.h"
 #include "cpu/machine.h"
 #include "driver/compiled_machine.h"
+#include "support/file.h"
 
 namespace rvformer::cli {
 
@@ -15,11 +17,13 @@ void add_machine_commands(CLI::App& app, Action& action) {
   CLI::App* compile = app.add_subcommand("compile", "Compile the RV32IM+Zba computer into a Qwen3.5 checkpoint");
   compile->add_option("-o,--output", *output, "Directory for config.json, model.safetensors, rvformer-machine.json")
       ->required();
-  compile->add_option("--base-hidden", *base_hidden,
-                      "compile the machine to sit after a base model's N residual dimensions, for `rvformer merge` "
-                      "(default 0: a checkpoint that runs on its own)");
+  add_whole_number_option(*compile, "--base-hidden", *base_hidden,
+                          "compile the machine to sit after a base model's N residual dimensions, for `rvformer merge` "
+                          "(default 0: a checkpoint that runs on its own)",
+                          0, 1 << 20);
   compile->callback([output, base_hidden, &action] {
     action = [output, base_hidden] {
+      check_output_directory(*output);
       auto machine = cpu::build_machine();
       auto info = driver::compile_machine(
           *machine, *output, [](const std::string& m) { fmt::print(stderr, "rvformer: {}\n", m); }, *base_hidden);

@@ -43,6 +43,8 @@ std::vector<tokenizer::TokenId> parse_ids(const std::string& list, const tokeniz
 }
 
 int run_tokenize(const TokenizeOptions& options) {
+  check_input_directory(options.model_directory);
+  if (!options.file.empty()) check_input_file(options.file);
   const auto tokenizer = tokenizer::Tokenizer::load(options.model_directory);
   if (!options.decode.empty()) {
     const std::string text = tokenizer.decode(parse_ids(options.decode, tokenizer), options.skip_special_tokens);

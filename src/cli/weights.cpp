@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/whole_number_option.h"
 
 namespace rvformer::cli {
 
@@ -14,6 +15,22 @@ void add_weights_options(CLI::App& command, WeightsOptions& options) {
   command.add_option("--engine", options.engine,
                      "Forward pass: fast (default; exact sparse executor) or dense (the reference path, slow)")
       ->check(CLI::IsMember({"fast", "dense"}));
+  add_whole_number_option(command, "--progress", options.progress_seconds,
+                          "Report progress on stderr every N seconds of a run (default 10; 0: never)");
+}
+
+ProgressReport::ProgressReport(std::uint64_t interval_seconds, std::function<std::string(std::uint64_t)> what)
+    : interval_(static_cast<std::chrono::seconds::rep>(interval_seconds)), what_(std::move(what)),
+      next_(start_ + interval_) {}
+
+void ProgressReport::tick() {
+  ++passes_;
+  if (interval_.count() == 0) return;
+  const Clock::time_point now = Clock::now();
+  if (now < next_) return;
+  next_ = now + interval_;
+  const double seconds = std::chrono::duration<double>(now - start_).count();
+  print_progress(fmt::format("{} ({:.0f} passes/s)", what_(passes_), static_cast<double>(passes_) / seconds));
 }
 
 LoadedMachine load_machine(const WeightsOptions& options) {
@@ -24,11 +41,12 @@ LoadedMachine load_machine(const WeightsOptions& options) {
   loaded.checkpoint = driver::machine_checkpoint(*loaded.machine, model_dir, print_progress);
   loaded.info = driver::read_machine_info(loaded.checkpoint);
   print_progress(fmt::format("loading {} ({} path)", loaded.checkpoint.string(), options.engine));
+  const engine::Checkpoint checkpoint = driver::open_compiled_machine(loaded.checkpoint, loaded.info);
   if (options.engine == "dense") {
-    loaded.dense = std::make_unique<engine::Model>(engine::Model::load(loaded.checkpoint));
+    loaded.dense = std::make_unique<engine::Model>(checkpoint);
     loaded.token_machine = std::make_unique<driver::ModelMachine>(*loaded.dense);
   } else {
-    loaded.fast = std::make_unique<engine::FastModel>(engine::FastModel::load(loaded.checkpoint));
+    loaded.fast = std::make_unique<engine::FastModel>(checkpoint);
     loaded.token_machine = std::make_unique<driver::FastModelMachine>(*loaded.fast);
   }
   return loaded;

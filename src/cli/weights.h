@@ -2,7 +2,10 @@
 // checkpoint (given or cached), and the model loaded on the chosen execution path.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,9 +21,10 @@ namespace rvformer::cli {
 struct WeightsOptions {
   std::optional<std::string> model;  // --model DIR
   std::string engine = "fast";       // --engine fast|dense
+  std::uint64_t progress_seconds = 10;  // --progress N
 };
 
-// Adds --model and --engine to a subcommand.
+// Adds --model, --engine and --progress to a subcommand.
 void add_weights_options(CLI::App& command, WeightsOptions& options);
 
 struct LoadedMachine {
@@ -40,5 +44,22 @@ struct LoadedMachine {
 LoadedMachine load_machine(const WeightsOptions& options);
 
 void print_progress(const std::string& message);  // "rvformer: <message>" on stderr
+
+// Progress of a run in the weights, which the dense path makes take minutes even for a few
+// instructions: tick() after every pass; every `interval` (never, if zero) it prints
+// "rvformer: <what(passes)> (P passes/s)".
+class ProgressReport {
+ public:
+  ProgressReport(std::uint64_t interval_seconds, std::function<std::string(std::uint64_t passes)> what);
+  void tick();
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::chrono::seconds interval_;
+  std::function<std::string(std::uint64_t)> what_;
+  Clock::time_point start_ = Clock::now();
+  Clock::time_point next_;
+  std::uint64_t passes_ = 0;
+};
 
 }  // namespace rvformer::cli

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <random>
+#include <set>
 
 #include "circuit/evaluator.h"
 #include "compiler/emit.h"
@@ -37,6 +38,31 @@ class CompilerTest : public ::testing::Test {
     return dir;
   }
 };
+
+// The residual leads with the constant dimensions its width balances (the width over their count a
+// power of 4) and the data sits after them, whatever base model it follows: also where the data
+// needs more constant dimensions than the first allocation left room for.
+TEST_F(CompilerTest, TheDataSitsAfterTheConstantDimensionsTheWidthBalances) {
+  ToyMachine m;
+  CircuitGraph graph = analyze(m.c);
+  std::set<int> constant_counts;
+  for (int base = 0; base < 64; ++base) {
+    Placement p = place(m.c, graph, {.min_layers = 1, .base_hidden = base});
+    constant_counts.insert(p.constant_dims);
+    ASSERT_EQ(p.hidden_size % p.constant_dims, 0) << "base " << base;
+    int quotient = p.hidden_size / p.constant_dims;
+    while (quotient % 4 == 0) quotient /= 4;
+    EXPECT_EQ(quotient, 1) << "base " << base << ": width " << p.hidden_size << ", " << p.constant_dims << " constants";
+    EXPECT_EQ(p.signal_dim[circuit::kOne], base);
+    for (std::size_t s = 0; s < p.signal_dim.size(); ++s) {
+      if (s == circuit::kOne) continue;
+      EXPECT_GE(p.signal_dim[s], base + p.constant_dims) << "base " << base << ": signal " << s << " in a constant dimension";
+      EXPECT_LT(p.signal_dim[s], p.hidden_size) << "base " << base << ": signal " << s;
+    }
+  }
+  EXPECT_GT(constant_counts.size(), 1u) << "every base took the same number of constant dimensions";
+  EXPECT_GT(*constant_counts.rbegin(), 1) << "no base needed a second allocation";
+}
 
 TEST_F(CompilerTest, EvaluatorPredictsTheToyMachine) {
   ToyMachine m;

@@ -8,15 +8,30 @@
 namespace rvformer::cpu {
 namespace {
 
-const char* cause_name(std::uint32_t cause) {
-  static const char* const kNames[kFaultCauseCount] = {
-      "illegal instruction",   "instruction address misaligned", "instruction access fault",
-      "instruction access fault after a jump", "load address misaligned", "load access fault",
-      "store address misaligned", "store access fault"};
-  return cause < kFaultCauseCount ? kNames[cause] : "?";
+// FAULT(c) for any payload c: a cause, or "?" for payloads no cause has.
+std::string cause_name(std::uint32_t cause) {
+  if (cause >= kFaultCauseCount) return "?";
+  auto fault = static_cast<FaultCause>(cause);
+  std::string name(isa::trap_cause_name(trap_cause(fault)));
+  return fault == FaultCause::kFetchAccessAfterJump ? name + " after a jump" : name;
 }
 
 }  // namespace
+
+isa::TrapCause trap_cause(FaultCause cause) {
+  using isa::TrapCause;
+  switch (cause) {
+    case FaultCause::kIllegalInstruction: return TrapCause::kIllegalInstruction;
+    case FaultCause::kInstructionAddressMisaligned: return TrapCause::kInstructionAddressMisaligned;
+    case FaultCause::kFetchAccessSequential:
+    case FaultCause::kFetchAccessAfterJump: return TrapCause::kInstructionAccessFault;
+    case FaultCause::kLoadAddressMisaligned: return TrapCause::kLoadAddressMisaligned;
+    case FaultCause::kLoadAccessFault: return TrapCause::kLoadAccessFault;
+    case FaultCause::kStoreAddressMisaligned: return TrapCause::kStoreAddressMisaligned;
+    case FaultCause::kStoreAccessFault: return TrapCause::kStoreAccessFault;
+  }
+  return TrapCause::kIllegalInstruction;
+}
 
 TraceToken decode_token(std::uint32_t id) {
   if (id < kHiBase) return {TokenKind::kVal, id - kValBase};

@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <string>
 
+#include "isa/trap.h"
+
 namespace rvformer::cpu {
 
 enum class TokenKind : std::uint8_t { kVal, kHi, kJump, kOut, kExit, kFault, kStart, kPad };
@@ -36,6 +38,9 @@ enum class FaultCause : std::uint8_t {
   kStoreAccessFault,
 };
 inline constexpr int kFaultCauseCount = 8;
+
+// The trap a FAULT cause reports (both fetch access faults are an instruction access fault).
+isa::TrapCause trap_cause(FaultCause cause);
 
 inline constexpr std::uint32_t kPayloadCount = 1u << 16;
 inline constexpr std::uint32_t kValBase = 0;

@@ -11,11 +11,12 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <xxhash.h>
 
 #include "circuit/graph.h"
 #include "compiler/emit.h"
 #include "compiler/placement.h"
-#include "engine/checkpoint.h"
+#include "driver/machine_sources_hash.h"  // generated: kMachineSourcesHash (src/driver/CMakeLists.txt)
 #include "support/error.h"
 #include "support/file.h"
 
@@ -53,13 +54,30 @@ std::string compile_target(int base_hidden) {
   return base_hidden ? fmt::format("to sit after a base model's {} dimensions", base_hidden) : "to run on its own";
 }
 
-// Bumped whenever placement or emission changes what a circuit compiles to, so that cached
-// checkpoints of the same circuit from an older compiler are not reused.
-constexpr std::uint64_t kCompilerRevision = 2;
-
-// The circuit's fingerprint combined with the compiler revision.
+// The circuit's fingerprint combined with the hash of the sources that decide the weights.
 std::uint64_t compiled_fingerprint(const circuit::Circuit& c) {
-  return c.fingerprint() ^ (kCompilerRevision * 0x9e3779b97f4a7c15ull);
+  const std::uint64_t parts[2] = {c.fingerprint(), kMachineSourcesHash};
+  return XXH3_64bits(parts, sizeof parts);
+}
+
+std::uint64_t tensor_digest(std::span<const std::uint8_t> bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
+
+std::map<std::string, std::uint64_t> tensor_digests(const engine::Checkpoint& checkpoint) {
+  std::map<std::string, std::uint64_t> digests;
+  for (const engine::CheckpointTensor& tensor : checkpoint.tensors()) digests[tensor.name] = tensor_digest(tensor.bytes);
+  return digests;
+}
+
+nlohmann::json digests_json(const std::map<std::string, std::uint64_t>& digests) {
+  nlohmann::json object = nlohmann::json::object();
+  for (const auto& [name, digest] : digests) object[name] = hex(digest);
+  return object;
+}
+
+std::map<std::string, std::uint64_t> digests_from_json(const nlohmann::json& object) {
+  std::map<std::string, std::uint64_t> digests;
+  for (const auto& [name, digest] : object.items()) digests[name] = std::stoull(digest.get<std::string>(), nullptr, 16);
+  return digests;
 }
 
 nlohmann::json bank_heads_json(const std::vector<compiler::HeadSlot>& heads) {
@@ -77,6 +95,10 @@ std::vector<compiler::HeadSlot> bank_heads_from_json(const nlohmann::json& list,
     heads.push_back(h);
   }
   return heads;
+}
+
+[[noreturn]] void malformed_description(const fs::path& path, const std::string& why) {
+  fail("{}: not a machine description ({}); compile the machine again", path.string(), why);
 }
 
 }  // namespace
@@ -104,7 +126,7 @@ CompiledMachineInfo compile_circuit(const circuit::Circuit& c, const fs::path& d
   compiler::EmittedModel emitted = compiler::emit(c, graph, placement, {.machine_dims_only = base_hidden > 0});
 
   CompiledMachineInfo info{compiled_fingerprint(c), placement.num_layers, own_dims, base_hidden,
-                           placement.intermediate_size, 0, 0, placement.bank_head};
+                           placement.intermediate_size, 0, 0, placement.bank_head, {}};
   for (const compiler::EmittedTensor& t : emitted.tensors) {
     info.parameters += t.values.size();
     for (float v : t.values) info.zero_parameters += v == 0;
@@ -117,11 +139,14 @@ CompiledMachineInfo compile_circuit(const circuit::Circuit& c, const fs::path& d
                        directory.string()));
   std::vector<engine::TensorToWrite> tensors = emitted.tensors_to_write();
   engine::write_checkpoint(staging, emitted.config, tensors);
+  // The digests are taken from what was written, read back, so that they vouch for the file.
+  info.tensor_digests = tensor_digests(engine::Checkpoint::open(staging));
   nlohmann::json json{{"fingerprint", hex(info.fingerprint)},   {"layers", info.layers},
                       {"hidden_size", info.hidden_size},        {"base_hidden", info.base_hidden},
                       {"intermediate_size", info.intermediate_size},
                       {"parameters", info.parameters},          {"zero_parameters", info.zero_parameters},
-                      {"bank_heads", bank_heads_json(info.bank_heads)}};
+                      {"bank_heads", bank_heads_json(info.bank_heads)},
+                      {"tensor_digests", digests_json(info.tensor_digests)}};
   write_file_atomic(staging / kInfoFile, json.dump(2) + "\n");
   fs::remove_all(directory);
   fs::rename(staging, directory);
@@ -129,17 +154,56 @@ CompiledMachineInfo compile_circuit(const circuit::Circuit& c, const fs::path& d
 }
 
 CompiledMachineInfo read_machine_info(const fs::path& directory) {
+  check_input_directory(directory);
   fs::path path = directory / kInfoFile;
   if (!fs::exists(path)) fail("{} is not a compiled rvformer machine (no {})", directory.string(), kInfoFile);
+  const std::string text = read_file_text(path);
+  auto malformed = [&](const std::string& why) { malformed_description(path, why); };
+  nlohmann::json json;
   try {
-    nlohmann::json json = nlohmann::json::parse(read_file_text(path));
-    return {std::stoull(json.at("fingerprint").get<std::string>(), nullptr, 16), json.at("layers").get<int>(),
-            json.at("hidden_size").get<int>(), json.value("base_hidden", 0), json.at("intermediate_size").get<int>(),
-            json.at("parameters").get<std::uint64_t>(), json.at("zero_parameters").get<std::uint64_t>(),
-            bank_heads_from_json(json.at("bank_heads"), json.at("layers").get<int>())};
-  } catch (const std::exception& e) {
-    fail("{}: malformed machine description ({})", path.string(), e.what());
+    json = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    malformed(fmt::format("not JSON: syntax error at byte {}", e.byte));
   }
+  auto field = [&](const char* key) -> const nlohmann::json& {
+    if (!json.is_object() || !json.contains(key)) malformed(fmt::format("no '{}'", key));
+    return json.at(key);
+  };
+  try {
+    return {std::stoull(field("fingerprint").get<std::string>(), nullptr, 16), field("layers").get<int>(),
+            field("hidden_size").get<int>(), json.value("base_hidden", 0), field("intermediate_size").get<int>(),
+            field("parameters").get<std::uint64_t>(), field("zero_parameters").get<std::uint64_t>(),
+            bank_heads_from_json(field("bank_heads"), field("layers").get<int>()),
+            digests_from_json(json.value("tensor_digests", nlohmann::json::object()))};
+  } catch (const std::exception& e) {
+    // Wrong types, a bank outside the model, a fingerprint that is not hex: say which, without the
+    // parser's own codes.
+    std::string why = e.what();
+    if (why.starts_with("[json.exception.")) why = why.substr(why.find(']') + 2);
+    malformed_description(path, why);
+  }
+}
+
+engine::Checkpoint open_compiled_machine(const fs::path& directory, const CompiledMachineInfo& info) {
+  const std::string advice = fmt::format(
+      "compile it again with `rvformer compile -o {0}` (if it is the cached machine, remove {0} and the next run "
+      "compiles it)", directory.string());
+  std::optional<engine::Checkpoint> checkpoint;
+  try {
+    checkpoint = engine::Checkpoint::open(directory);
+  } catch (const Error& e) {
+    fail("the checkpoint is damaged: {}; {}", e.what(), advice);
+  }
+  if (checkpoint->tensors().size() != info.tensor_digests.size())
+    fail("the checkpoint is damaged: {} holds {} tensors but {} were recorded when it was compiled; {}",
+         directory.string(), checkpoint->tensors().size(), info.tensor_digests.size(), advice);
+  for (const engine::CheckpointTensor& tensor : checkpoint->tensors()) {
+    auto recorded = info.tensor_digests.find(tensor.name);
+    if (recorded == info.tensor_digests.end() || recorded->second != tensor_digest(tensor.bytes))
+      fail("the checkpoint is damaged: tensor '{}' in {} is not what was written when the machine was compiled "
+           "(its digest differs); {}", tensor.name, tensor.file->source(), advice);
+  }
+  return std::move(*checkpoint);
 }
 
 namespace {
@@ -167,6 +231,7 @@ fs::path machine_checkpoint(const cpu::Machine& machine, const std::optional<fs:
   }
   fs::path directory = cache_root() / ("machine-" + hex(fingerprint) +
                                        (base_hidden ? fmt::format("-after-{}", base_hidden) : std::string()));
+  check_output_directory(directory);
   if (fs::exists(directory / kInfoFile)) return directory;
   fs::create_directories(directory.parent_path());
   // Concurrent runs (parallel tests, two shells) compile once: the others wait for the lock.

@@ -6,6 +6,7 @@
 #include "driver/evaluator_machine.h"
 #include "driver/model_machine.h"
 #include "emulator/emulator.h"
+#include "isa/trap.h"
 #include "toolchain/program_testing.h"
 
 namespace rvformer::driver {
@@ -21,7 +22,7 @@ Outcome run_on_emulator(const program::ProgramImage& image) {
   emulator::Emulator emu(image);
   Outcome o;
   auto r = emu.run(100'000'000, [&](std::uint8_t b) { o.console.push_back(static_cast<char>(b)); });
-  o.exit_code = r.exit_code & 0xFF;
+  o.exit_code = isa::exit_status(r.exit_code);
   o.instructions = emu.instructions_retired();
   return o;
 }
@@ -56,6 +57,49 @@ int main(void) {
   EXPECT_EQ(got.console, expected.console);
   EXPECT_EQ(got.exit_code, expected.exit_code);
   EXPECT_EQ(got.instructions, expected.instructions);
+}
+
+// The driver follows the PC from the tokens alone (RunResult::pc, RunPosition::pc): after every
+// retired instruction it must be the golden machine's, through jumps, resyncs after long straight
+// runs, instructions that take two passes (HI) and console output.
+TEST(Machine, TheDriverFollowsThePcThroughEveryKindOfToken) {
+  auto machine = cpu::build_machine();
+  auto image = toolchain::compile_test_program("pc", R"(
+int main(void) {
+  volatile unsigned char* console = (volatile unsigned char*)0xFFFF0000u;
+  volatile unsigned char bytes[4];
+  unsigned s = 1;
+  for (int i = 0; i < 3; i++) s = s * 123457u + 7;  // results that need HI
+  __asm__ volatile(".rept 40\n addi x0, x0, 0\n .endr");  // resyncs
+  bytes[1] = (unsigned char)s;                        // sb to RAM: HI, then VAL
+  console[0] = 'A';                                   // OUT
+  return bytes[1];
+}
+)");
+  emulator::Emulator golden(image);
+  EvaluatorMachine circuit(*machine);
+  RunOptions options;
+  options.checkpoint_every = 1;
+  std::uint64_t compared = 0;
+  options.checkpoint = [&](const RunPosition& position) {
+    golden.step();
+    ASSERT_EQ(position.instructions, golden.instructions_retired());
+    ASSERT_EQ(position.pc, golden.pc()) << "after " << position.instructions << " instructions";
+    ++compared;
+  };
+  RunResult result = run_program(circuit, image, options);
+  EXPECT_EQ(result.end, RunEnd::kExited);
+  EXPECT_EQ(compared + 1, result.instructions);  // every instruction but the exiting one
+  for (std::uint64_t limit : {std::uint64_t{0}, std::uint64_t{1}, compared / 2}) {
+    emulator::Emulator stopped(image);
+    stopped.run(limit, [](std::uint8_t) {});
+    EvaluatorMachine again(*machine);
+    RunOptions limited;
+    limited.max_instructions = limit;
+    RunResult at_limit = run_program(again, image, limited);
+    EXPECT_EQ(at_limit.end, RunEnd::kInstructionLimit);
+    EXPECT_EQ(at_limit.pc, stopped.pc()) << "stopped after " << limit;
+  }
 }
 
 // The cached compiled machine on the dense reference path, which is slow (about a second per token

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "driver/run_checkpoint.h"
+#include "engine/crc32.h"
 #include "engine/random_model.h"
 #include "support/error.h"
 #include "support/file.h"
@@ -25,7 +26,10 @@ class RunCheckpointFile : public ::testing::Test {
   void SetUp() override {
     for (int i = 0; i < 5; ++i) state_.advance();
     state_.gated_delta_net(0).recurrent[3] = 181.0f;
-    checkpoint_ = {{.next_token = 1234, .steps_since_jump = 3, .instructions = 2, .trace_tokens = 3, .load_tokens = 2}, 99, 77};
+    checkpoint_ = {
+        {.next_token = 1234, .steps_since_jump = 3, .instructions = 2, .trace_tokens = 3, .load_tokens = 2, .pc = 0x00100040},
+        99,
+        77};
     save_run_checkpoint(path_, checkpoint_, state_);
   }
   void TearDown() override { std::filesystem::remove(path_); }
@@ -55,6 +59,7 @@ TEST_F(RunCheckpointFile, RoundTripKeepsThePositionAndTheState) {
   EXPECT_EQ(read.position.next_token, 1234u);
   EXPECT_EQ(read.position.steps_since_jump, 3);
   EXPECT_EQ(read.position.instructions, 2u);
+  EXPECT_EQ(read.position.pc, 0x00100040u);
   EXPECT_EQ(read.machine_fingerprint, 99u);
   EXPECT_EQ(read.program_digest, 77u);
   EXPECT_TRUE(state == state_);
@@ -76,8 +81,26 @@ TEST_F(RunCheckpointFile, AStateAtAnotherPositionThanTheRecordIsRefused) {
   EXPECT_NE(error_reading().find("the state has seen 5 tokens but the record says 6"), std::string::npos) << error_reading();
 }
 
+TEST_F(RunCheckpointFile, AnEditedRecordIsRefusedAsDamaged) {
+  // The same length, still valid JSON, and a state that agrees with the token counts: only a checksum
+  // over the record can tell.
+  rewrite([](auto& bytes) {
+    std::string text(bytes.begin(), bytes.end());
+    std::size_t at = text.find("\"instructions\":2");
+    ASSERT_NE(at, std::string::npos);
+    bytes[at + std::string("\"instructions\":").size()] = '3';
+  });
+  EXPECT_NE(error_reading().find("run.checkpoint: the run checkpoint is damaged"), std::string::npos) << error_reading();
+}
+
 TEST_F(RunCheckpointFile, AMalformedRecordIsRefused) {
-  rewrite([](auto& bytes) { bytes[12] = '!'; });
+  rewrite([](auto& bytes) {
+    bytes[12] = '!';
+    // Sealed again, as a faulty writer would: the record itself must still be checked.
+    bytes.resize(bytes.size() - 4);
+    const std::uint32_t crc = engine::crc32(bytes);
+    for (int shift = 0; shift < 32; shift += 8) bytes.push_back(static_cast<std::uint8_t>(crc >> shift));
+  });
   EXPECT_NE(error_reading().find("malformed run checkpoint record"), std::string::npos) << error_reading();
 }
 

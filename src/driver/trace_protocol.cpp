@@ -4,7 +4,6 @@
 #include <algorithm>
 
 #include "cpu/machine.h"
-#include "emulator/emulator.h"
 #include "support/error.h"
 
 namespace rvformer::driver {
@@ -31,6 +30,17 @@ void add_rows(const std::vector<std::uint8_t>& bytes, std::size_t row_bytes, std
     tokens.push_back(cpu::jump_token(static_cast<std::uint32_t>(row) | tag));
     for (std::uint32_t h : halfwords) tokens.push_back(cpu::val_token(h));
   }
+}
+
+// The trap a FAULT report describes, with the instruction word from the image, as the golden
+// machine gives it (no word when the fetch itself faulted).
+isa::Trap reported_trap(cpu::FaultCause fault, std::uint32_t pc, std::uint32_t address,
+                        const program::ProgramImage& image) {
+  isa::Trap trap{cpu::trap_cause(fault), pc, 0, address};
+  std::uint32_t offset = pc - image.map.code.base;
+  if (trap.cause != isa::TrapCause::kInstructionAccessFault && offset + 4 <= image.code.size())
+    for (int i = 0; i < 4; ++i) trap.instruction |= std::uint32_t{image.code[offset + i]} << (8 * i);
+  return trap;
 }
 
 }  // namespace
@@ -67,11 +77,13 @@ RunResult run_program(TokenMachine& machine, const program::ProgramImage& image,
     result.instructions = from.instructions;
     result.trace_tokens = from.trace_tokens;
     result.load_tokens = from.load_tokens;
+    result.pc = from.pc;
   } else {
     std::vector<std::uint32_t> load = program_load_tokens(image);
     result.load_tokens = load.size() - 1;  // the final JUMP(entry) is the first step of the program
     for (std::size_t i = 0; i + 1 < load.size(); ++i) feed(load[i]);
     token = load.back();
+    result.pc = image.entry;
   }
   bool stopped = false;
   auto retire = [&] {
@@ -96,14 +108,19 @@ RunResult run_program(TokenMachine& machine, const program::ProgramImage& image,
     }
     cpu::TraceToken emitted = cpu::decode_token(next);
     switch (emitted.kind) {
-      case TokenKind::kVal: retire(); break;
+      case TokenKind::kVal:
+        retire();
+        result.pc += 4;
+        break;
       case TokenKind::kHi: break;
       case TokenKind::kJump:
         if (steps_since_jump != cpu::kResyncAt) retire();
+        result.pc = image.map.code.base + 4 * emitted.payload;
         break;
       case TokenKind::kOut:
         if (options.console) options.console(static_cast<std::uint8_t>(emitted.payload));
         retire();
+        result.pc += 4;
         break;
       case TokenKind::kExit:
         retire();
@@ -111,8 +128,8 @@ RunResult run_program(TokenMachine& machine, const program::ProgramImage& image,
         result.exit_code = emitted.payload;
         return result;
       case TokenKind::kFault: {
-        result.trap.cause = static_cast<cpu::FaultCause>(emitted.payload);
-        if (result.trap.cause == cpu::FaultCause::kFetchAccessAfterJump) retire();
+        const auto fault = static_cast<cpu::FaultCause>(emitted.payload);
+        if (fault == cpu::FaultCause::kFetchAccessAfterJump) retire();
         // Four HI words follow: the trap's PC and address, high halves first.
         std::uint32_t words[4];
         std::uint32_t report = next;
@@ -123,8 +140,7 @@ RunResult run_program(TokenMachine& machine, const program::ProgramImage& image,
           if (t.kind != TokenKind::kHi) fail("the model broke the trap report protocol with {}", cpu::describe_token(report));
           w = t.payload;
         }
-        result.trap.pc = words[0] << 16 | words[1];
-        result.trap.address = words[2] << 16 | words[3];
+        result.trap = reported_trap(fault, words[0] << 16 | words[1], words[2] << 16 | words[3], image);
         result.end = RunEnd::kTrapped;
         return result;
       }
@@ -139,28 +155,8 @@ RunResult run_program(TokenMachine& machine, const program::ProgramImage& image,
     token = next;
     if (options.checkpoint && result.instructions != retired_before &&
         result.instructions % options.checkpoint_every == 0)
-      options.checkpoint({token, steps_since_jump, result.instructions, result.trace_tokens, result.load_tokens});
+      options.checkpoint({token, steps_since_jump, result.instructions, result.trace_tokens, result.load_tokens, result.pc});
   }
-}
-
-std::string describe_trap(const TrapReport& trap, const program::ProgramImage& image) {
-  using emulator::TrapCause;
-  TrapCause cause = TrapCause::kIllegalInstruction;
-  switch (trap.cause) {
-    case cpu::FaultCause::kIllegalInstruction: cause = TrapCause::kIllegalInstruction; break;
-    case cpu::FaultCause::kInstructionAddressMisaligned: cause = TrapCause::kInstructionAddressMisaligned; break;
-    case cpu::FaultCause::kFetchAccessSequential:
-    case cpu::FaultCause::kFetchAccessAfterJump: cause = TrapCause::kInstructionAccessFault; break;
-    case cpu::FaultCause::kLoadAddressMisaligned: cause = TrapCause::kLoadAddressMisaligned; break;
-    case cpu::FaultCause::kLoadAccessFault: cause = TrapCause::kLoadAccessFault; break;
-    case cpu::FaultCause::kStoreAddressMisaligned: cause = TrapCause::kStoreAddressMisaligned; break;
-    case cpu::FaultCause::kStoreAccessFault: cause = TrapCause::kStoreAccessFault; break;
-  }
-  std::uint32_t instruction = 0;
-  std::uint32_t offset = trap.pc - image.map.code.base;
-  if (cause != TrapCause::kInstructionAccessFault && offset + 4 <= image.code.size())
-    for (int i = 0; i < 4; ++i) instruction |= std::uint32_t{image.code[offset + i]} << (8 * i);
-  return emulator::describe_trap({cause, trap.pc, instruction, trap.address}, image.map);
 }
 
 }  // namespace rvformer::driver

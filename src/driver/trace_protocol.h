@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cpu/trace_tokens.h"
+#include "isa/trap.h"
 #include "program/program_image.h"
 
 namespace rvformer::driver {
@@ -29,12 +30,6 @@ class TokenMachine {
 
 enum class RunEnd : std::uint8_t { kExited, kTrapped, kInstructionLimit, kStopped };
 
-struct TrapReport {
-  cpu::FaultCause cause;
-  std::uint32_t pc = 0;
-  std::uint32_t address = 0;
-};
-
 // Where a run stands between two passes: with the model's state at that moment, enough to go on
 // later (RunOptions::resume_from).
 struct RunPosition {
@@ -43,25 +38,31 @@ struct RunPosition {
   std::uint64_t instructions = 0;
   std::uint64_t trace_tokens = 0;
   std::uint64_t load_tokens = 0;
+  std::uint32_t pc = 0;  // of the next instruction, as the token stream says (RunResult::pc)
 };
 
 struct RunResult {
   RunEnd end = RunEnd::kInstructionLimit;
-  std::uint32_t exit_code = 0;   // the low 8 bits of the code the program stored (POSIX status)
-  TrapReport trap;
+  std::uint32_t exit_code = 0;   // isa::exit_status of the code the program stored (EXIT carries 8 bits)
+  isa::Trap trap;                // kTrapped: the trap as the golden machine reports it
   std::uint64_t instructions = 0;  // retired
   std::uint64_t trace_tokens = 0;  // passes after loading, the token that started the program included
   std::uint64_t load_tokens = 0;
   std::uint32_t pending_token = 0;  // kInstructionLimit: the last token emitted, not fed back
   int steps_since_jump = 0;
-  RunPosition position() const { return {pending_token, steps_since_jump, instructions, trace_tokens, load_tokens}; }
+  // kInstructionLimit: the next instruction's pc. The driver follows it from the tokens: JUMP sets
+  // it, VAL and OUT move it on, HI repeats the instruction.
+  std::uint32_t pc = 0;
+  RunPosition position() const {
+    return {pending_token, steps_since_jump, instructions, trace_tokens, load_tokens, pc};
+  }
 };
 
 struct RunOptions {
   std::uint64_t max_instructions = ~std::uint64_t{0};
   std::function<void(std::uint8_t)> console;   // each console byte
   std::function<void(std::uint32_t)> on_token;  // every token fed (loading included), in order
-  // Observers for verification; either may return false to stop the run (RunEnd::kStopped).
+  // Observers (verification, progress); either may return false to stop the run (RunEnd::kStopped).
   // after_pass: after each pass of the run proper; the state then holds the registers and PC of
   // every instruction retired so far (a register is written in the pass after its instruction).
   // on_retired: after each retired instruction, with the count so far; a store's memory write is
@@ -79,9 +80,5 @@ struct RunOptions {
 
 // Loads (or resumes) and runs `image` on `machine`. Throws rvformer::Error if the stream breaks the protocol.
 RunResult run_program(TokenMachine& machine, const program::ProgramImage& image, const RunOptions& options);
-
-// The same one-line description of a trap the golden machine gives ("illegal instruction at pc
-// 0x... (instruction 0x...)"), from a FAULT report and the program image (for the instruction word).
-std::string describe_trap(const TrapReport& trap, const program::ProgramImage& image);
 
 }  // namespace rvformer::driver

@@ -37,10 +37,6 @@ struct MemoryMap {
   std::uint32_t console_address;  // a byte store (sb) writes one byte to the console
   std::uint32_t exit_address;     // a word store (sw) ends the program
   ExitConvention exit_convention;
-
-  // crt0 starts the stack 16 bytes below the end of RAM: 16-byte aligned as the ABI requires,
-  // and inside 32 bits when RAM ends at 2^32.
-  constexpr std::uint32_t initial_stack_pointer() const { return ram.base + ram.size - 16; }
 };
 
 // 0x00000000-0x00000FFF stays unmapped so that null-pointer accesses fault.

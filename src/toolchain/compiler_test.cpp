@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "emulator/emulator.h"
+#include "isa/instruction_set.h"
 #include "program/elf_loader.h"
 #include "support/error.h"
 #include "toolchain/process.h"
@@ -102,7 +103,7 @@ TEST(Compiler, LinksSeveralSourcesAndUsesZba) {
   for (std::size_t at = 0; at + 4 <= image.code.size(); at += 4) {
     std::uint32_t word = image.code[at] | image.code[at + 1] << 8 | image.code[at + 2] << 16 |
                          static_cast<std::uint32_t>(image.code[at + 3]) << 24;
-    zba += emulator::decode(word).op == emulator::Op::kSh2add;
+    zba += isa::decode(word).op == isa::Op::kSh2add;
   }
   EXPECT_GT(zba, 0) << "array indexing compiled for rv32im_zba uses sh2add";
 }

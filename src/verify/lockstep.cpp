@@ -10,6 +10,8 @@
 
 #include "driver/trace_protocol.h"
 #include "emulator/emulator.h"
+#include "isa/instruction_set.h"
+#include "isa/trap.h"
 #include "support/error.h"
 #include "verify/machine_state.h"
 
@@ -25,7 +27,7 @@ class Lockstep {
   LockstepReport run() {
     driver::RunOptions run{.max_instructions = options_.max_instructions,
                            .console = [this](std::uint8_t byte) { console_byte_ = byte; },
-                           .on_token = nullptr,
+                           .on_token = [this](std::uint32_t) { if (options_.progress) options_.progress(report_.instructions); },
                            .after_pass = [this] { return after_pass(); },
                            .on_retired = [this](std::uint64_t) { return retire(); },
                            .checkpoint_every = options_.checkpoint_every,
@@ -79,12 +81,11 @@ class Lockstep {
   bool retire() {
     if (golden_exit_) return differ("the golden machine exited where the weights went on");
     std::uint32_t pc = golden_.pc();
-    emulator::Instruction instruction = emulator::decode(golden_.read_word(pc).value_or(0));
+    isa::Instruction instruction = isa::decode(golden_.read_word(pc).value_or(0));
     std::uint32_t address = golden_.reg(instruction.rs1) + static_cast<std::uint32_t>(instruction.imm);
     std::optional<std::uint8_t> printed = std::exchange(console_byte_, std::nullopt);
     emulator::StepResult step = golden_.step();
     ++report_.instructions;
-    if (options_.progress && (report_.instructions & 0xFFFF) == 0) options_.progress(report_.instructions);
     bool golden_printed = step.event == emulator::Event::kConsoleByte;
     if (printed && (!golden_printed || step.console_byte != *printed))
       return differ(fmt::format("the weights printed byte {} where the golden machine did not", *printed));
@@ -92,10 +93,10 @@ class Lockstep {
       return differ(fmt::format("the golden machine printed byte {} where the weights did not", step.console_byte));
     if (printed && options_.console) options_.console(*printed);
     if (step.event == emulator::Event::kTrap)
-      return differ("the golden machine trapped (" + emulator::describe_trap(step.trap, image_.map) +
+      return differ("the golden machine trapped (" + isa::describe_trap(step.trap, image_.map) +
                     ") where the weights retired the instruction");
     if (step.event == emulator::Event::kExit) golden_exit_ = step.exit_code;
-    if (options_.free_run || !emulator::is_store(instruction.op) || !image_.map.ram.contains(address)) return true;
+    if (options_.free_run || !isa::is_store(instruction.op) || !image_.map.ram.contains(address)) return true;
     std::uint32_t word_address = address & ~3u;
     std::uint32_t got = reader_.ram_word(model_.recurrent_state(), word_address);
     std::uint32_t expected = golden_.read_word(word_address).value_or(0);
@@ -107,17 +108,17 @@ class Lockstep {
   void compare_ending(const driver::RunResult& result) {
     switch (result.end) {
       case driver::RunEnd::kExited:
-        if (!golden_exit_ || (*golden_exit_ & 0xFF) != result.exit_code)
+        if (!golden_exit_ || isa::exit_status(*golden_exit_) != result.exit_code)
           return void(differ(fmt::format("the weights exited with status {} where the golden machine did not",
                                          result.exit_code)));
         report_.ending = fmt::format("exit {}", result.exit_code);
         return;
       case driver::RunEnd::kTrapped: {
-        std::string got = driver::describe_trap(result.trap, image_);
+        std::string got = isa::describe_trap(result.trap, image_.map);
         emulator::StepResult step = golden_.step();
         if (step.event != emulator::Event::kTrap)
           return void(differ("the weights trapped (" + got + ") where the golden machine did not"));
-        std::string expected = emulator::describe_trap(step.trap, image_.map);
+        std::string expected = isa::describe_trap(step.trap, image_.map);
         if (got != expected)
           return void(differ(fmt::format("trap \"{}\" in the weights, \"{}\" on the golden machine", got, expected)));
         report_.ending = "trap: " + got;
@@ -125,6 +126,8 @@ class Lockstep {
       }
       case driver::RunEnd::kInstructionLimit:
         if (golden_exit_) return void(differ("the golden machine exited where the weights went on"));
+        if (result.pc != golden_.pc())
+          return void(differ(fmt::format("the driver says the run stopped at pc 0x{:08x}", result.pc)));
         // One more pass commits the last instruction's register write and moves the PC on; what
         // else it does belongs to the next instruction and is not compared.
         model_.feed(result.pending_token);

@@ -22,7 +22,8 @@ struct LockstepOptions {
   std::uint64_t check_every = 1;  // compare registers every N retired instructions (lockstep mode)
   std::uint64_t max_instructions = ~std::uint64_t{0};
   std::function<void(std::uint8_t)> console;
-  std::function<void(std::uint64_t instructions)> progress;  // called every 2^16 instructions
+  // Called after every token fed (loading included), with the instructions compared so far.
+  std::function<void(std::uint64_t instructions)> progress;
   // Long runs (driver::RunOptions): go on from a checkpoint, whose state the model must already
   // hold, and save new ones along the way.
   std::optional<driver::RunPosition> resume_from;
