@@ -82,7 +82,7 @@ TEST(CommandLine, TheLargestCountIsAccepted) {
 }
 
 TEST(CommandLine, UnknownCommandsAreNamed) {
-  const std::string commands = "the commands are run, cc, model, compile, verify, tokenize, chat (rvformer --help)";
+  const std::string commands = "the commands are run, cc, model, compile, verify, tokenize, chat, merge (rvformer --help)";
   expect_refused({"bogus"}, "unknown command 'bogus'; " + commands);
   expect_refused({"model", "bogus"},
                  "unknown command 'model bogus'; the model commands are info, generate, synth (rvformer model --help)");
@@ -123,7 +123,7 @@ TEST(CommandLine, TheReadmeDocumentsEveryOptionOfEveryCommand) {
   const std::string readme = read_file_text(toolchain::source_tree() / "README.md");
   const std::vector<std::vector<std::string>> commands = {
       {}, {"run"}, {"cc"}, {"verify"}, {"compile"}, {"model", "info"}, {"model", "generate"}, {"model", "synth"},
-      {"tokenize"}, {"chat"}};
+      {"tokenize"}, {"chat"}, {"merge"}};
   for (std::vector<std::string> command : commands) {
     command.push_back("--help");
     ProcessResult help = rvformer(command);
