@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "emulator/emulator.h"
+#include "isa/trap.h"
 #include "support/error.h"
 #include "toolchain/process.h"
 #include "toolchain/program_loader.h"
@@ -26,7 +27,7 @@ Measurement measure(const rvformer::program::ProgramImage& image) {
   std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   if (result.reason != rvformer::emulator::StopReason::kExited) {
     rvformer::fail("the program did not exit: {}",
-                   rvformer::emulator::describe_trap(result.trap, image.map));
+                   rvformer::isa::describe_trap(result.trap, image.map));
   }
   return {machine.instructions_retired(), elapsed.count()};
 }

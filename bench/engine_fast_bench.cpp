@@ -21,6 +21,7 @@
 #include "engine/fast_model.h"
 #include "engine/model.h"
 #include "engine/random_model.h"
+#include "engine/synthetic_checkpoint.h"
 #include "support/error.h"
 
 namespace {
@@ -38,18 +39,9 @@ double thread_cpu_seconds() {
 }
 
 Config compiled_cpu_size_config(std::size_t layers, std::size_t hidden, std::size_t intermediate, std::size_t vocab) {
-  Config config;
-  config.hidden_size = hidden;
+  Config config = qwen35_shaped_config(hidden, layers, vocab);
   config.intermediate_size = intermediate;
-  config.vocab_size = vocab;
-  config.num_hidden_layers = layers;
   config.layer_types.assign(layers, LayerType::linear_attention);
-  config.linear_num_key_heads = 16;
-  config.linear_num_value_heads = 32;
-  config.linear_key_head_dim = 128;
-  config.linear_value_head_dim = 128;
-  config.linear_conv_kernel_dim = 4;
-  config.tie_word_embeddings = true;
   return config;
 }
 

@@ -20,6 +20,7 @@
 #include "driver/compiled_machine.h"
 #include "driver/model_machine.h"
 #include "emulator/emulator.h"
+#include "isa/trap.h"
 #include "program/memory_map.h"
 #include "support/error.h"
 #include "toolchain/program_loader.h"
@@ -54,7 +55,7 @@ EmulatorFigures run_on_emulator(const program::ProgramImage& image) {
     emulator::RunResult result = machine.run(20'000'000'000, [&](std::uint8_t b) { ending.console.push_back(static_cast<char>(b)); });
     double seconds = seconds_since(start);
     if (result.reason != emulator::StopReason::kExited)
-      fail("the program does not exit on the golden emulator: {}", emulator::describe_trap(result.trap, image.map));
+      fail("the program does not exit on the golden emulator: {}", isa::describe_trap(result.trap, image.map));
     ending.exit_code = result.exit_code & 0xFF;
     ending.instructions = machine.instructions_retired();
     figures.ending = ending;

@@ -333,8 +333,4 @@ double Evaluator::lane(int bank, int row, int half, int lane) const {
   return banks_.at(bank).lanes.at((static_cast<std::size_t>(row) * kBankHalves + half) * kBankLanesPerHalf + lane);
 }
 
-bool Evaluator::row_written(int bank, int row, int half) const {
-  return banks_.at(bank).written.at(static_cast<std::size_t>(row) * kBankHalves + half) != 0;
-}
-
 }  // namespace rvformer::circuit

@@ -28,7 +28,6 @@ class Evaluator {
   double value(SignalId signal) const { return values_[signal]; }
   // Logical contents of one lane of a bank row (0 for never-written rows).
   double lane(int bank, int row, int half, int lane) const;
-  bool row_written(int bank, int row, int half) const;
   std::uint64_t passes() const { return passes_; }
 
  private:

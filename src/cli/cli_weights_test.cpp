@@ -4,9 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
+#include <map>
+#include <regex>
 #include <sstream>
 
 #include "cli/cli_testing.h"
+#include "engine/safetensors.h"
 #include "toolchain/source_tree.h"
 
 namespace rvformer::cli {
@@ -14,6 +18,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
+using ::testing::Not;
 using ::testing::StartsWith;
 using toolchain::ProcessResult;
 
@@ -29,10 +34,42 @@ std::string errors(const std::string& standard_error) {
   return kept;
 }
 
+// The cached compiled machine, as `run` names it when it loads it ("rvformer: loading DIR (fast path)").
+std::filesystem::path cached_machine() {
+  ProcessResult result = rvformer({"run", "--max-instructions", "1"});
+  std::smatch match;
+  if (!std::regex_search(result.standard_error, match, std::regex("rvformer: loading (.*) \\(fast path\\)")))
+    ADD_FAILURE() << "no loading line in: " << result.standard_error;
+  return match[1].str();
+}
+
+// Zeroes `count` float weights of `tensor` in a safetensors file, from its first non-zero one on.
+void zero_weights(const std::filesystem::path& file, const std::string& tensor, std::size_t count) {
+  std::size_t offset = 0;
+  {
+    engine::SafetensorsFile weights(file);
+    for (const engine::TensorRecord& record : weights.header().tensors) {
+      if (record.name != tensor) continue;
+      std::span<const std::uint8_t> bytes = weights.tensor_bytes(record);
+      std::size_t first = 0;
+      while (first < bytes.size() && bytes[first] == 0) ++first;
+      ASSERT_LE(first / 4 * 4 + 4 * count, bytes.size()) << tensor << " has too few weights after its first non-zero one";
+      offset = weights.header().data_start + record.begin + first / 4 * 4;
+    }
+  }
+  ASSERT_NE(offset, 0u) << "no tensor " << tensor;
+  std::fstream stream(file, std::ios::in | std::ios::out | std::ios::binary);
+  stream.seekp(static_cast<std::streamoff>(offset));
+  std::string zeros(4 * count, '\0');
+  stream.write(zeros.data(), static_cast<std::streamsize>(zeros.size()));
+  ASSERT_TRUE(stream.good());
+}
+
 class WeightsCommands : public CommandTest {
  protected:
-  // Runs the program on both machines and expects the same output, status and error lines.
-  void expect_same_as_emulator(const std::vector<std::string>& arguments) {
+  // Runs the program on both machines and expects the same output, status and error lines; returns
+  // the run in the weights.
+  ProcessResult expect_same_as_emulator(const std::vector<std::string>& arguments) {
     std::vector<std::string> on_emulator{"run", "--on", "emulator"};
     on_emulator.insert(on_emulator.end(), arguments.begin(), arguments.end());
     std::vector<std::string> in_weights{"run"};
@@ -42,6 +79,7 @@ class WeightsCommands : public CommandTest {
     EXPECT_EQ(got.standard_output, expected.standard_output);
     EXPECT_EQ(got.exit_status, expected.exit_status) << got.standard_error;
     EXPECT_EQ(errors(got.standard_error), errors(expected.standard_error));
+    return got;
   }
 };
 
@@ -81,9 +119,44 @@ TEST_F(WeightsCommands, ConsoleInputReachesTheProgramOnBothMachines) {
                                       "  return (int)(h & 0x7F);\n"
                                       "}\n");
   ProcessResult result = rvformer({"run", "--on", "emulator", "--input", input, checksum});
-  EXPECT_EQ(result.standard_output, "25 bytes, hash a0bbc6a4\n") << result.standard_error;
+  EXPECT_EQ(result.standard_output, "28 bytes, hash cd021791\n") << result.standard_error;
   expect_same_as_emulator({"--input", input, checksum});
   expect_same_as_emulator({checksum});  // standard input is empty here
+}
+
+TEST_F(WeightsCommands, StatsGiveTheSameExitCodeOnBothMachines) {
+  const std::string source = write_source("three_hundred.c", "int main(void) { return 300; }\n");
+  ProcessResult emulator = rvformer({"run", "--on", "emulator", "--stats", source});
+  ProcessResult weights = rvformer({"run", "--stats", source});
+  EXPECT_EQ(weights.exit_status, 44);
+  EXPECT_EQ(emulator.exit_status, 44);
+  EXPECT_THAT(last_line(weights.standard_error), HasSubstr("\"exit_code\": 44}"));
+  EXPECT_THAT(last_line(emulator.standard_error), HasSubstr("\"exit_code\": 44}"));
+}
+
+TEST_F(WeightsCommands, AssertAbortAndTimeBehaveAsOnTheEmulator) {
+  ProcessResult asserted = expect_same_as_emulator(
+      {write_source("assert.c", "#include <assert.h>\nint main(void) { volatile int two = 2; assert(two == 3); }\n")});
+  EXPECT_EQ(asserted.exit_status, 134);
+  EXPECT_THAT(asserted.standard_output, HasSubstr("assertion \"two == 3\" failed"));
+  ProcessResult clock = expect_same_as_emulator(
+      {write_source("clock.c",
+                    "#include <stdio.h>\n#include <stdlib.h>\n#include <time.h>\n"
+                    "int main(void) { printf(\"%ld %ld\\n\", (long)time(0), (long)clock()); abort(); }\n")});
+  EXPECT_EQ(clock.exit_status, 134);
+  EXPECT_EQ(clock.standard_output, "-1 -1\n");
+}
+
+TEST_F(WeightsCommands, LongRunsReportProgressOnStandardError) {
+  // Several seconds in the fast executor on any host (the dense path takes as long for a few passes).
+  const std::string loop = write_source("loop.c", "int main(void) { for (;;) {} }\n");
+  ProcessResult run = rvformer({"run", "--progress", "1", "--max-instructions", "150000", loop});
+  EXPECT_EQ(run.exit_status, 5) << run.standard_error;
+  EXPECT_THAT(run.standard_error, MatchesRegex("(.*\n)?rvformer: [0-9]+ instructions, [0-9]+ passes \\([0-9]+ passes/s\\)\n.*"));
+  ProcessResult verify = rvformer({"verify", "--progress", "1", "--max-instructions", "40000", loop});
+  EXPECT_EQ(verify.exit_status, 0) << verify.standard_error;
+  EXPECT_THAT(verify.standard_error,
+              MatchesRegex("(.*\n)?rvformer: [0-9]+ instructions clean, [0-9]+ passes \\([0-9]+ passes/s\\)\n.*"));
 }
 
 TEST_F(WeightsCommands, DumpTraceWritesEveryTokenFed) {
@@ -126,6 +199,19 @@ TEST_F(WeightsCommands, VerifyGoesOnFromACheckpointAndRefusesAnotherProgramsOne)
   EXPECT_THAT(result.standard_error, HasSubstr("the checkpoint belongs to another program"));
 }
 
+TEST_F(WeightsCommands, ADamagedCheckpointIsReportedAsDamagedNotAsAProgramFault) {
+  const std::string copy = path("damaged");
+  ProcessResult copied = toolchain::run_process({"cp", "-r", "--sparse=always", cached_machine().string(), copy},
+                                                {.capture_output = true, .timeout = std::chrono::seconds(300)});
+  ASSERT_EQ(copied.exit_status, 0) << copied.standard_error;
+  zero_weights(std::filesystem::path(copy) / "model.safetensors", "model.layers.0.mlp.up_proj.weight", 4095);
+  ProcessResult result = rvformer({"run", "--model", copy, toolchain::default_program().string()});
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_THAT(errors(result.standard_error),
+              MatchesRegex("rvformer: error: the checkpoint is damaged: .*tensor 'layers.0.mlp.up_proj.weight'.*\n"));
+  EXPECT_THAT(result.standard_error, Not(HasSubstr("trapped")));
+}
+
 TEST_F(WeightsCommands, CompileRefusesToReplaceADirectoryThatIsNotAMachine) {
   std::filesystem::create_directories(path("precious"));
   std::ofstream(path("precious/notes.txt")) << "keep me\n";
@@ -133,6 +219,79 @@ TEST_F(WeightsCommands, CompileRefusesToReplaceADirectoryThatIsNotAMachine) {
   EXPECT_EQ(result.exit_status, 2);
   EXPECT_THAT(result.standard_error, HasSubstr("is not a compiled rvformer machine; refusing to replace it"));
   EXPECT_TRUE(std::filesystem::exists(path("precious/notes.txt")));
+}
+
+// The dtype of each tensor of a checkpoint, by name.
+std::map<std::string, engine::DType> tensor_dtypes(const std::filesystem::path& directory) {
+  std::map<std::string, engine::DType> dtypes;
+  engine::SafetensorsFile weights(directory / "model.safetensors");
+  for (const engine::TensorRecord& record : weights.header().tensors) dtypes[record.name] = record.dtype;
+  return dtypes;
+}
+
+TEST_F(WeightsCommands, TheMachineIsStoredInBf16ByDefaultAndRunsTheSameTokensAsInF32) {
+  ProcessResult compiled = rvformer({"compile", "--dtype", "f32", "-o", path("f32")});
+  ASSERT_EQ(compiled.exit_status, 0) << compiled.standard_error;
+  const std::map<std::string, engine::DType> f32 = tensor_dtypes(path("f32")), bf16 = tensor_dtypes(cached_machine());
+  ASSERT_EQ(f32.size(), bf16.size());
+  for (const auto& [name, dtype] : bf16) {
+    EXPECT_EQ(f32.at(name), engine::DType::F32) << name;
+    // Only A_log stays F32, as in Qwen3.5's published checkpoints.
+    EXPECT_EQ(dtype, name.ends_with(".A_log") ? engine::DType::F32 : engine::DType::BF16) << name;
+  }
+  ProcessResult in_f32 = rvformer({"run", "--model", path("f32"), "--dump-trace", path("f32.trace")});
+  ProcessResult in_bf16 = rvformer({"run", "--dump-trace", path("bf16.trace")});
+  ASSERT_EQ(in_f32.exit_status, 0) << in_f32.standard_error;
+  EXPECT_EQ(in_f32.standard_output, in_bf16.standard_output);
+  std::ifstream f32_trace(path("f32.trace")), bf16_trace(path("bf16.trace"));
+  std::string f32_tokens{std::istreambuf_iterator<char>(f32_trace), {}};
+  std::string bf16_tokens{std::istreambuf_iterator<char>(bf16_trace), {}};
+  EXPECT_GT(f32_tokens.size(), 10'000u);
+  EXPECT_TRUE(f32_tokens == bf16_tokens) << "the F32 and BF16 checkpoints emitted different tokens";
+}
+
+// The large machine (512 KB code, 128 KB RAM) runs what needs its memory: a program whose heap
+// holds 36 KB, which the default machine's 32 KB RAM cannot; and a checkpoint of one machine is
+// refused for the other with the option that fixes it.
+TEST_F(WeightsCommands, TheLargeMachineRunsProgramsThatNeedItsMemory) {
+  ProcessResult compiled = rvformer({"compile", "--machine", "rvformer-large", "-o", path("large")});
+  ASSERT_EQ(compiled.exit_status, 0) << compiled.standard_error;
+  EXPECT_THAT(compiled.standard_output, HasSubstr("the rvformer-large machine"));
+  const std::string program = write_source("big_heap.c",
+                                           "#include <stdio.h>\n#include <stdlib.h>\n"
+                                           "int main(void) {\n"
+                                           "  unsigned n = 9 * 1024, *a = malloc(n * sizeof *a), h = 0;\n"
+                                           "  if (!a) { puts(\"no memory\"); return 1; }\n"
+                                           "  for (unsigned i = 0; i < n; i++) a[i] = i * 2654435761u;\n"
+                                           "  for (unsigned i = 0; i < n; i += 97) h = h * 31 + a[i];\n"
+                                           "  printf(\"%08x\\n\", h);\n"
+                                           "  return 0;\n"
+                                           "}\n");
+  ProcessResult small = rvformer({"run", "--on", "emulator", program});
+  EXPECT_EQ(small.standard_output, "no memory\n");
+  ProcessResult golden = rvformer({"run", "--on", "emulator", "--machine", "rvformer-large", program});
+  ASSERT_EQ(golden.exit_status, 0) << golden.standard_error;
+  ProcessResult verified = rvformer({"verify", "--machine", "rvformer-large", "--check-every", "64", "--model", path("large"), program});
+  EXPECT_EQ(verified.exit_status, 0) << verified.standard_error;
+  EXPECT_EQ(verified.standard_output, golden.standard_output);
+  EXPECT_THAT(last_line(verified.standard_error), HasSubstr("lockstep clean"));
+  ProcessResult mismatched = rvformer({"run", "--model", path("large"), program});
+  EXPECT_EQ(mismatched.exit_status, 2);
+  EXPECT_THAT(errors(mismatched.standard_error), HasSubstr("holds the rvformer-large machine, not rvformer; pass --machine rvformer-large"));
+}
+
+// verify gives both machines the same console input, from --input FILE or standard input.
+TEST_F(WeightsCommands, VerifyFeedsTheSameInputToBothMachines) {
+  std::string input = path("input.txt");
+  std::ofstream(input) << "12 30\n";
+  const std::string program = write_source("sum.c",
+                                           "#include <stdio.h>\n"
+                                           "int main(void) { int a, b; if (scanf(\"%d %d\", &a, &b) != 2) return 9;\n"
+                                           "  printf(\"%d\\n\", a + b); return a; }\n");
+  ProcessResult verified = rvformer({"verify", "--input", input, program});
+  EXPECT_EQ(verified.exit_status, 0) << verified.standard_error;
+  EXPECT_EQ(verified.standard_output, "42\n");
+  EXPECT_THAT(last_line(verified.standard_error), HasSubstr("ended with exit 12"));
 }
 
 }  // namespace

@@ -13,5 +13,8 @@ void add_program_commands(CLI::App& app, Action& action);  // run, cc        (pr
 void add_model_commands(CLI::App& app, Action& action);    // model info/... (model_commands.cpp)
 void add_machine_commands(CLI::App& app, Action& action);  // compile        (machine_commands.cpp)
 void add_verify_command(CLI::App& app, Action& action);    // verify         (verify_commands.cpp)
+void add_tokenize_command(CLI::App& app, Action& action);  // tokenize       (tokenizer_commands.cpp)
+void add_chat_command(CLI::App& app, Action& action);      // chat           (chat_commands.cpp)
+void add_merge_command(CLI::App& app, Action& action);     // merge          (merge_commands.cpp)
 
 }  // namespace rvformer::cli

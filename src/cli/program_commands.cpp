@@ -1,7 +1,9 @@
-// cli/program_commands.cpp — `rvformer run` (run a C program or ELF) and `rvformer cc` (compile C
-// programs for the machine).
+// cli/program_commands.cpp — `rvformer run` (run a C or assembly program, or an ELF) and
+// `rvformer cc` (compile programs for the machine).
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -9,11 +11,15 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "cli/weights.h"
+#include "cli/whole_number_option.h"
 #include "driver/trace_protocol.h"
 #include "emulator/emulator.h"
+#include "isa/trap.h"
 #include "program/machine_spec.h"
 #include "support/error.h"
+#include "support/file.h"
 #include "toolchain/compiler.h"
 #include "toolchain/program_loader.h"
 #include "toolchain/source_tree.h"
@@ -44,24 +50,6 @@ void write_console_byte(std::uint8_t byte) {
   if (byte == '\n') std::fflush(stdout);
 }
 
-// The program's console input: bytes of --input FILE or of standard input, read only when the
-// program asks for one.
-class ConsoleInput {
- public:
-  explicit ConsoleInput(const std::optional<std::string>& path) : file_(stdin, [](std::FILE*) { return 0; }) {
-    if (!path) return;
-    file_ = {std::fopen(path->c_str(), "rb"), std::fclose};
-    if (!file_) fail("cannot read the console input {}", *path);
-  }
-  int next() {
-    int c = std::fgetc(file_.get());
-    return c == EOF ? -1 : c;
-  }
-
- private:
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file_;
-};
-
 struct RunStats {
   std::string on;
   std::uint64_t instructions;
@@ -89,19 +77,46 @@ void print_stats(const RunStats& stats) {
              stats.on, stats.instructions, stats.seconds, rate, trace, exit_code);
 }
 
-// Why the run did not end with the program's own exit, or nothing.
-std::optional<std::string> run_failure(const emulator::RunResult& result,
-                                       const emulator::Emulator& machine) {
+// Why a run did not end with the program's own exit, and the status that says so.
+struct Failure {
+  int status;
+  std::string message;
+};
+
+std::optional<Failure> run_failure(const emulator::RunResult& result, const emulator::Emulator& machine) {
   switch (result.reason) {
-    case emulator::StopReason::kExited:
-      return std::nullopt;
+    case emulator::StopReason::kExited: return std::nullopt;
     case emulator::StopReason::kTrapped:
-      return "the program trapped: " + emulator::describe_trap(result.trap, machine.map());
+      return Failure{exit_status::kTrapped, isa::trapped_message(result.trap, machine.map())};
     case emulator::StopReason::kInstructionLimit:
-      return fmt::format("the program did not finish within {} instructions (stopped at pc "
-                         "0x{:08x})", machine.instructions_retired(), machine.pc());
+      return Failure{exit_status::kInstructionLimit,
+                     isa::instruction_limit_message(machine.instructions_retired(), machine.pc())};
   }
   return std::nullopt;
+}
+
+std::optional<Failure> run_failure(const driver::RunResult& result, const program::ProgramImage& image,
+                                   const driver::Protocol& protocol) {
+  switch (result.end) {
+    case driver::RunEnd::kExited: return std::nullopt;
+    case driver::RunEnd::kTrapped: return Failure{exit_status::kTrapped, isa::trapped_message(result.trap, image.map)};
+    case driver::RunEnd::kInstructionLimit:
+      return Failure{exit_status::kInstructionLimit, isa::instruction_limit_message(result.instructions,
+                                                 driver::next_instruction_address(result.position, protocol))};
+    case driver::RunEnd::kStopped: break;
+  }
+  fail("the run in the weights stopped without a reason");
+}
+
+// Reports how the run ended (the failure printed here rather than thrown, so that --stats stays the
+// last line of stderr) and returns the process status: the failure's, or the program's own exit
+// status (isa::exit_status, as POSIX exit() keeps it).
+int end_run(const std::optional<Failure>& failure, std::uint32_t exit_code, RunStats stats, bool print) {
+  std::fflush(stdout);
+  if (failure) fmt::print(stderr, "rvformer: error: {}\n", failure->message);
+  if (!failure) stats.exit_code = isa::exit_status(exit_code);
+  if (print) print_stats(stats);
+  return failure ? failure->status : isa::exit_status(exit_code);
 }
 
 int run_on_emulator(const program::ProgramImage& image, const RunOptions& options) {
@@ -113,24 +128,15 @@ int run_on_emulator(const program::ProgramImage& image, const RunOptions& option
       machine.run(options.max_instructions.value_or(std::numeric_limits<std::uint64_t>::max()),
                   write_console_byte);
   std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-  std::fflush(stdout);
-  std::optional<std::string> failure = run_failure(result, machine);
-  // Printed here rather than thrown, so that --stats stays the last line of stderr.
-  if (failure) fmt::print(stderr, "rvformer: error: {}\n", *failure);
-  if (options.stats) {
-    print_stats({.on = "emulator",
-                 .instructions = machine.instructions_retired(),
-                 .seconds = elapsed.count(),
-                 .exit_code = failure ? std::nullopt : std::optional(result.exit_code),
-                 .trace = std::nullopt});
-  }
-  // The process exit status carries the program's exit code modulo 256, as POSIX exit() does.
-  return failure ? 2 : static_cast<int>(result.exit_code & 0xFF);
+  return end_run(run_failure(result, machine), result.exit_code,
+                 {.on = "emulator", .instructions = machine.instructions_retired(), .seconds = elapsed.count(),
+                  .exit_code = std::nullopt, .trace = std::nullopt},
+                 options.stats);
 }
 
 int run_in_weights(const program::ProgramImage& image, const RunOptions& options) {
   // Check the image before the long model work: a bad image fails in a second.
-  driver::Protocol protocol(program::kDefaultMachine);
+  driver::Protocol protocol(machine_spec(options.weights.machine));
   driver::program_load_tokens(image, protocol);
   ConsoleInput input(options.input);
   LoadedMachine loaded = load_machine(options.weights);
@@ -138,38 +144,39 @@ int run_in_weights(const program::ProgramImage& image, const RunOptions& options
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> dump(nullptr, std::fclose);
   if (options.dump_trace) {
     dump.reset(std::fopen(options.dump_trace->c_str(), "w"));
-    if (!dump) fail("cannot write the trace to {}", *options.dump_trace);
+    if (!dump) fail("cannot write {}: {}", *options.dump_trace, std::strerror(errno));
   }
   driver::RunOptions run;
   run.max_instructions = options.max_instructions.value_or(std::numeric_limits<std::uint64_t>::max());
   run.console = write_console_byte;
   run.input = [&input] { return input.next(); };
-  run.on_token = [&](std::uint32_t token) { if (dump) fmt::print(dump.get(), "{}\n", token); };
+  std::uint64_t retired = 0;
+  ProgressReport progress(options.weights.progress_seconds,
+                          [&](std::uint64_t passes) { return fmt::format("{} instructions, {} passes", retired, passes); });
+  run.on_token = [&](std::uint32_t token) {
+    if (dump) fmt::print(dump.get(), "{}\n", token);
+    progress.tick();
+  };
+  run.on_retired = [&](std::uint64_t instructions) {
+    retired = instructions;
+    return true;
+  };
   auto start = std::chrono::steady_clock::now();
   driver::RunResult result = driver::run_program(*loaded.token_machine, image, protocol, run);
   std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-  std::fflush(stdout);
-  std::optional<std::string> failure;
-  if (result.end == driver::RunEnd::kTrapped) failure = "the program trapped: " + driver::describe_trap(result.trap, image);
-  if (result.end == driver::RunEnd::kInstructionLimit)
-    failure = fmt::format("the program did not finish within {} instructions (stopped at pc 0x{:08x})",
-                          result.instructions, driver::next_instruction_address(result.position, protocol));
-  if (failure) fmt::print(stderr, "rvformer: error: {}\n", *failure);
-  if (options.stats)
-    print_stats({.on = "weights",
-                 .instructions = result.instructions,
-                 .seconds = elapsed.count(),
-                 .exit_code = failure ? std::nullopt : std::optional(result.exit_code),
-                 .trace = result});
-  return failure ? 2 : static_cast<int>(result.exit_code & 0xFF);
+  return end_run(run_failure(result, image, protocol), result.exit_code,
+                 {.on = "weights", .instructions = result.instructions, .seconds = elapsed.count(),
+                  .exit_code = std::nullopt, .trace = result},
+                 options.stats);
 }
 
 int run_command(const RunOptions& options) {
   if (options.on != "weights" && (options.weights.model || options.dump_trace || options.weights.engine != "fast"))
     fail("--model, --engine and --dump-trace apply to runs in the weights (--on weights)");
+  if (options.dump_trace) check_output_file(*options.dump_trace);
   std::filesystem::path program =
       options.program.empty() ? toolchain::default_program() : std::filesystem::path(options.program);
-  program::ProgramImage image = toolchain::load_program(program, program::kRvformerMap);
+  program::ProgramImage image = toolchain::load_program(program, machine_spec(options.weights.machine).memory_map());
   return options.on == "weights" ? run_in_weights(image, options) : run_on_emulator(image, options);
 }
 
@@ -192,13 +199,11 @@ void add_run_command(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"emulator", "weights"}));
   run->add_flag("--stats", options->stats,
                 "Print instructions and seconds as one JSON line, the last line of stderr");
-  run->add_option("--max-instructions", options->max_instructions,
-                  "Stop with an error after N instructions");
+  add_whole_number_option(*run, "--max-instructions", options->max_instructions, "Stop with an error after N instructions");
   add_weights_options(*run, options->weights);
   run->add_option("--dump-trace", options->dump_trace,
                   "Write every token fed to the model (loading included), one id per line, to FILE");
-  run->add_option("--input", options->input,
-                  "Console input (getchar, read(0)) from FILE instead of standard input");
+  add_input_option(*run, options->input);
   run->callback([options, &action] { action = [options] { return run_command(*options); }; });
 }
 
@@ -207,8 +212,7 @@ void add_compile_command(CLI::App& app, Action& action) {
   CLI::App* cc = app.add_subcommand("cc", "Compile and link C programs for the rvformer machine");
   cc->add_option("FILE", options->sources, "C or assembly sources")->required();
   cc->add_option("-o", options->output, "Output ELF file")->required();
-  cc->add_option("-O", options->optimization_level, "Optimisation level 0-3 (default 2)")
-      ->check(CLI::Range(0, 3));
+  add_whole_number_option(*cc, "-O", options->optimization_level, "Optimisation level 0-3 (default 2)", 0, 3);
   std::vector<std::string> targets;
   for (const program::MemoryMap& map : program::kMemoryMaps) targets.emplace_back(map.name);
   cc->add_option("--target", options->target,

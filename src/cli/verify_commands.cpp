@@ -8,11 +8,14 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "cli/weights.h"
+#include "cli/whole_number_option.h"
 #include "driver/run_checkpoint.h"
 #include "driver/trace_protocol.h"
 #include "support/error.h"
 #include "program/machine_spec.h"
+#include "support/file.h"
 #include "toolchain/program_loader.h"
 #include "toolchain/source_tree.h"
 #include "verify/lockstep.h"
@@ -28,6 +31,7 @@ struct VerifyOptions {
   std::optional<std::filesystem::path> checkpoint;
   std::uint64_t checkpoint_every = 1'000'000;
   WeightsOptions weights;
+  std::optional<std::string> input;
 };
 
 // With --checkpoint FILE: an existing FILE is where the run goes on from (it must belong to this
@@ -54,26 +58,43 @@ void set_up_checkpoints(const VerifyOptions& options, const program::ProgramImag
   };
 }
 
+// A checkpoint that exists is read (after the model loads), one that does not will be written: either
+// way a path that cannot serve is refused before the long work.
+void check_checkpoint_path(const std::filesystem::path& file) {
+  std::error_code error;
+  if (std::filesystem::symlink_status(file, error).type() == std::filesystem::file_type::not_found)
+    check_output_file(file);
+  else
+    check_input_file(file);
+}
+
 int verify_command(const VerifyOptions& options) {
+  if (options.checkpoint) check_checkpoint_path(*options.checkpoint);
   std::filesystem::path program =
       options.program.empty() ? toolchain::default_program() : std::filesystem::path(options.program);
-  program::ProgramImage image = toolchain::load_program(program, program::kRvformerMap);
-  driver::program_load_tokens(image, driver::Protocol(program::kDefaultMachine));  // a bad image fails before the long model work
+  const program::MachineSpec spec = machine_spec(options.weights.machine);
+  program::ProgramImage image = toolchain::load_program(program, spec.memory_map());
+  driver::program_load_tokens(image, driver::Protocol(spec));  // a bad image fails before the long model work
+  ConsoleInput input(options.input);
   LoadedMachine loaded = load_machine(options.weights);
 
   auto start = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   verify::LockstepOptions lockstep;
-  auto resumed_at = [&lockstep] { return lockstep.resume_from ? lockstep.resume_from->instructions : 0; };
   lockstep.free_run = options.free_run;
   lockstep.check_every = options.check_every;
   lockstep.max_instructions = options.max_instructions;
+  lockstep.input = [&input] { return input.next(); };
   lockstep.console = [](std::uint8_t byte) {
     std::fputc(byte, stdout);
     if (byte == '\n') std::fflush(stdout);
   };
-  lockstep.progress = [&](std::uint64_t n) {
-    print_progress(fmt::format("{} instructions clean ({:.0f}/s)", n, (n - resumed_at()) / seconds()));
+  std::uint64_t clean = 0;
+  ProgressReport progress(options.weights.progress_seconds,
+                          [&](std::uint64_t passes) { return fmt::format("{} instructions clean, {} passes", clean, passes); });
+  lockstep.progress = [&](std::uint64_t instructions) {
+    clean = instructions;
+    progress.tick();
   };
   set_up_checkpoints(options, image, loaded, lockstep);
   verify::LockstepReport report = verify::run_lockstep(*loaded.machine, loaded.info.bank_heads, *loaded.token_machine, image, lockstep);
@@ -81,7 +102,7 @@ int verify_command(const VerifyOptions& options) {
   std::string mode = options.free_run ? "free run" : "lockstep";
   if (report.difference) {
     fmt::print(stderr, "rvformer: {} difference {}\n", mode, *report.difference);
-    return 1;
+    return exit_status::kDifference;
   }
   fmt::print(stderr, "rvformer: {} clean: {} instructions, {} state checks, ended with {} ({:.1f} s)\n", mode,
              report.instructions, report.checks, report.ending, seconds());
@@ -97,16 +118,15 @@ void add_verify_command(CLI::App& app, Action& action) {
   verify->add_option("PROGRAM", options->program, "C source (compiled with -O2) or ELF executable; default examples/hello.c");
   verify->add_flag("--free-run", options->free_run,
                    "Compare only console output, exit status or trap, and the final registers");
-  verify->add_option("--check-every", options->check_every,
-                     "Compare PC and registers after every N retired instructions (default 1)")
-      ->check(CLI::PositiveNumber);
-  verify->add_option("--max-instructions", options->max_instructions, "Stop (cleanly) after N instructions");
+  add_whole_number_option(*verify, "--check-every", options->check_every,
+                          "Compare PC and registers after every N retired instructions (default 1)", 1);
+  add_whole_number_option(*verify, "--max-instructions", options->max_instructions, "Stop (cleanly) after N instructions");
   verify->add_option("--checkpoint", options->checkpoint,
                      "Save the run to FILE as it goes (atomically), and go on from FILE if it exists");
-  verify->add_option("--checkpoint-every", options->checkpoint_every,
-                     "Instructions between checkpoints (default 1000000)")
-      ->check(CLI::PositiveNumber);
+  add_whole_number_option(*verify, "--checkpoint-every", options->checkpoint_every,
+                          "Instructions between checkpoints (default 1000000)", 1);
   add_weights_options(*verify, options->weights);
+  add_input_option(*verify, options->input);
   verify->callback([options, &action] { action = [options] { return verify_command(*options); }; });
 }
 

@@ -1,8 +1,12 @@
-// cli/weights.h — what `run --on weights` and `verify` share: the machine description, its compiled
-// checkpoint (given or cached), and the model loaded on the chosen execution path.
+// cli/weights.h — what `run` and `verify` share: the machine description, its compiled checkpoint
+// (given or cached), the model loaded on the chosen execution path, and the program's console input.
 #pragma once
 
+#include <chrono>
+#include <cstdio>
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,15 +16,38 @@
 #include "cpu/machine.h"
 #include "driver/compiled_machine.h"
 #include "driver/model_machine.h"
+#include "program/machine_spec.h"
 
 namespace rvformer::cli {
 
 struct WeightsOptions {
+  std::string machine{program::kDefaultMachine.name};  // --machine NAME: which MachineSpec
   std::optional<std::string> model;  // --model DIR
   std::string engine = "fast";       // --engine fast|dense
+  std::uint64_t progress_seconds = 10;  // --progress N
 };
 
-// Adds --model and --engine to a subcommand.
+// Adds --machine NAME (one of program::kMachineSpecs) to a subcommand.
+void add_machine_option(CLI::App& command, std::string& name);
+// The spec `add_machine_option` accepted.
+program::MachineSpec machine_spec(const std::string& name);
+
+// The program's console input: bytes of --input FILE or of standard input, read only when the
+// program asks for one.
+class ConsoleInput {
+ public:
+  // Throws rvformer::Error if `path` cannot be opened.
+  explicit ConsoleInput(const std::optional<std::string>& path);
+  int next();  // the next byte, or -1 at the end
+
+ private:
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file_;
+};
+
+// Adds --input FILE: console input from FILE instead of standard input.
+void add_input_option(CLI::App& command, std::optional<std::string>& path);
+
+// Adds --machine, --model, --engine and --progress to a subcommand.
 void add_weights_options(CLI::App& command, WeightsOptions& options);
 
 struct LoadedMachine {
@@ -40,5 +67,22 @@ struct LoadedMachine {
 LoadedMachine load_machine(const WeightsOptions& options);
 
 void print_progress(const std::string& message);  // "rvformer: <message>" on stderr
+
+// Progress of a run in the weights, which the dense path makes take minutes even for a few
+// instructions: tick() after every pass; every `interval` (never, if zero) it prints
+// "rvformer: <what(passes)> (P passes/s)".
+class ProgressReport {
+ public:
+  ProgressReport(std::uint64_t interval_seconds, std::function<std::string(std::uint64_t passes)> what);
+  void tick();
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::chrono::seconds interval_;
+  std::function<std::string(std::uint64_t)> what_;
+  Clock::time_point start_ = Clock::now();
+  Clock::time_point next_;
+  std::uint64_t passes_ = 0;
+};
 
 }  // namespace rvformer::cli

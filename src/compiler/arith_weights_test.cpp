@@ -102,7 +102,7 @@ TEST(ArithWeights, CompiledMultiplierMatchesTheEvaluatorBitForBit) {
   Placement placement = place(m.c, graph);
   EmittedModel emitted = emit(m.c, graph, placement);
   auto dir = std::filesystem::path(::testing::TempDir()) / "multiplier_model";
-  engine::write_checkpoint(dir, emitted.config, emitted.tensors_to_write());
+  engine::write_checkpoint(dir, emitted.config, emitted.tensors_to_write(engine::DType::BF16));
   emitted = {};  // the tensors are on disk; free them before the engine maps its own
   engine::Model model = engine::Model::load(dir);
   std::vector<float> residual;

@@ -24,8 +24,9 @@ using circuit::SignalId;
 // same power of two).
 class Projection {
  public:
-  Projection(EmittedTensor& tensor, const Placement& placement, double data_scale, double constant_scale)
-      : t_(tensor), cols_(tensor.shape[1]), p_(placement), data_scale_(data_scale), constant_scale_(constant_scale) {}
+  Projection(EmittedTensor& tensor, const Placement& placement, int first_column, double data_scale, double constant_scale)
+      : t_(tensor), cols_(tensor.shape[1]), p_(placement), first_column_(first_column), data_scale_(data_scale),
+        constant_scale_(constant_scale) {}
   Projection(const Projection&) = delete;
   Projection& operator=(const Projection&) = delete;
 
@@ -54,21 +55,23 @@ class Projection {
   }
 
  private:
-  float& at(std::size_t row, int dim) { return t_.values[row * cols_ + static_cast<std::size_t>(dim)]; }
+  float& at(std::size_t row, int dim) { return t_.values[row * cols_ + static_cast<std::size_t>(dim - first_column_)]; }
 
   EmittedTensor& t_;
   std::size_t cols_;
   const Placement& p_;
+  int first_column_;
   double data_scale_, constant_scale_;
   std::map<std::size_t, double> constants_;
 };
 
 class Emitter {
  public:
-  Emitter(const Circuit& circuit, const Placement& placement) : c_(circuit), p_(placement) {
+  Emitter(const Circuit& circuit, const Placement& placement, const EmitOptions& options)
+      : c_(circuit), p_(placement), first_column_(options.machine_dims_only ? placement.first_dim : 0) {
     // mean(h²) = d·K²/H with H/d = 4^j, so the RMSNorm multiplies every dimension by 2^j/K: a
     // constant dimension reads 2^j, a data dimension holding x reads x·2^j/K.
-    double power = std::sqrt(static_cast<double>(hidden()) / p_.constant_dims);
+    double power = std::sqrt(static_cast<double>(p_.hidden_size) / p_.constant_dims);
     constant_read_ = power;
     data_scale_ = kResidualConstant / power;
   }
@@ -85,7 +88,10 @@ class Emitter {
   }
 
  private:
-  std::size_t hidden() const { return p_.hidden_size; }
+  // The residual dimensions the tensors hold (all, or the machine's own).
+  std::size_t hidden() const { return static_cast<std::size_t>(p_.hidden_size - first_column_); }
+  // A residual dimension's column (or row of an output projection) in the tensors.
+  std::size_t column(int dim) const { return static_cast<std::size_t>(dim - first_column_); }
   std::size_t vocab() const { return c_.vocab_size(); }
   int dim(SignalId s) const { return p_.signal_dim[s]; }
 
@@ -95,7 +101,9 @@ class Emitter {
     model_.tensors.push_back({name, std::move(shape), std::vector<float>(count, fill)});
     return model_.tensors.back();
   }
-  Projection projection(EmittedTensor& tensor) { return Projection(tensor, p_, data_scale_, 1 / constant_read_); }
+  Projection projection(EmittedTensor& tensor) {
+    return Projection(tensor, p_, first_column_, data_scale_, 1 / constant_read_);
+  }
 
   void make_config() {
     engine::Config& config = model_.config;
@@ -114,12 +122,12 @@ class Emitter {
   // the output dimensions.
   void fill_final_norm(EmittedTensor& norm) {
     std::fill(norm.values.begin(), norm.values.end(), -1.0f);
-    for (SignalId s : c_.outputs()) norm.values[dim(s)] = 0.0f;
+    for (SignalId s : c_.outputs()) norm.values[column(dim(s))] = 0.0f;
   }
 
   void fill_embedding(EmittedTensor& embed) {
     std::size_t cols = hidden();
-    auto at = [&](std::uint32_t token, int d) -> float& { return embed.values[token * cols + static_cast<std::size_t>(d)]; };
+    auto at = [&](std::uint32_t token, int d) -> float& { return embed.values[token * cols + column(d)]; };
     std::uint32_t token = 0;
     for (const circuit::TokenFamily& family : c_.token_families()) {
       for (std::uint32_t i = 0; i < family.count; ++i, ++token) {
@@ -274,7 +282,7 @@ class Emitter {
   }
 
   float& out_at(GdnTensors& t, int row, std::size_t column) {
-    return t.out.values[static_cast<std::size_t>(row) * model_.config.linear_value_dim() + column];
+    return t.out.values[this->column(row) * model_.config.linear_value_dim() + column];
   }
 
   // A delay head writes row 0 with the previous token's values (conv tap 2) and reads it back.
@@ -305,7 +313,7 @@ class Emitter {
     Projection gate = projection(add(prefix + "gate_proj.weight", {width, hidden()}));
     Projection up = projection(add(prefix + "up_proj.weight", {width, hidden()}));
     EmittedTensor& down = add(prefix + "down_proj.weight", {hidden(), width});
-    auto down_at = [&](int d, std::size_t n) -> float& { return down.values[static_cast<std::size_t>(d) * width + n]; };
+    auto down_at = [&](int d, std::size_t n) -> float& { return down.values[column(d) * width + n]; };
     std::size_t n = 0;
     for (std::uint32_t index : p_.layer_neurons[layer]) {
       const circuit::Neuron& neuron = c_.neurons()[index];
@@ -353,6 +361,7 @@ class Emitter {
 
   const Circuit& c_;
   const Placement& p_;
+  int first_column_;
   double constant_read_ = 1, data_scale_ = 1;
   EmittedModel model_;
 };
@@ -379,16 +388,16 @@ std::vector<double> bf16_pieces(double value) {
   return pieces;
 }
 
-EmittedModel emit(const Circuit& circuit, const circuit::CircuitGraph&, const Placement& placement) {
-  return Emitter(circuit, placement).run();
+EmittedModel emit(const Circuit& circuit, const circuit::CircuitGraph&, const Placement& placement,
+                  const EmitOptions& options) {
+  return Emitter(circuit, placement, options).run();
 }
 
 std::vector<engine::TensorToWrite> EmittedModel::tensors_to_write(engine::DType storage) const {
   std::vector<engine::TensorToWrite> out;
-  for (const EmittedTensor& t : tensors) {
-    bool matrix = t.shape.size() == 2 && !t.name.ends_with("norm.weight");
-    out.push_back({t.name, matrix ? storage : engine::DType::F32, t.shape, t.values});
-  }
+  // A_log stays F32, as in Qwen3.5's published checkpoints; every other tensor is stored as asked.
+  for (const EmittedTensor& t : tensors)
+    out.push_back({t.name, t.name.ends_with(".A_log") ? engine::DType::F32 : storage, t.shape, t.values});
   return out;
 }
 

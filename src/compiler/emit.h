@@ -33,10 +33,19 @@ struct EmittedModel {
   engine::Config config;
   std::vector<EmittedTensor> tensors;
 
-  // Views for engine::write_checkpoint; `storage` selects F32 or BF16 for the large matrices.
-  std::vector<engine::TensorToWrite> tensors_to_write(engine::DType storage = engine::DType::F32) const;
+  // Views for engine::write_checkpoint, stored as `storage` (F32 or BF16; every value is a bf16
+  // number, so both hold the same weights).
+  std::vector<engine::TensorToWrite> tensors_to_write(engine::DType storage) const;
 };
 
-EmittedModel emit(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, const Placement& placement);
+struct EmitOptions {
+  // Only the machine's own dimensions [first_dim, hidden_size) become columns (and rows of the
+  // output projections): the tensors a merge pads with the base model's first_dim zeros. The
+  // RMSNorm scales stay those of the whole width, so the checkpoint is right only once padded.
+  bool machine_dims_only = false;
+};
+
+EmittedModel emit(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, const Placement& placement,
+                  const EmitOptions& options = {});
 
 }  // namespace rvformer::compiler

@@ -312,11 +312,17 @@ Placement place(const circuit::Circuit& circuit, const circuit::CircuitGraph& gr
   // data after the right number of constant dimensions.
   p.first_dim = options.base_hidden;
   allocate_dims(circuit, p, life, kMinConstantDims);
+  const int data_dims = p.hidden_size - p.first_dim - kMinConstantDims;
   int constant_dims = kMinConstantDims;
-  int width = padded_width(p.hidden_size - p.first_dim - kMinConstantDims, p.first_dim, constant_dims);
+  int width = padded_width(data_dims, p.first_dim, constant_dims);
   if (constant_dims != kMinConstantDims) {
     p.clears.clear();
     allocate_dims(circuit, p, life, constant_dims);
+    // The width was chosen for the first allocation's data: a residual that the second one does not
+    // fill exactly would leave its constants unbalanced.
+    if (p.hidden_size - p.first_dim - constant_dims != data_dims)
+      fail("compiler: the residual's data took {} dimensions after {} constant dimensions but {} after {}",
+           p.hidden_size - p.first_dim - constant_dims, constant_dims, data_dims, kMinConstantDims);
   }
   p.hidden_size = p.first_dim + width;
   p.constant_dims = constant_dims;

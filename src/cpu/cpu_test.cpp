@@ -7,7 +7,7 @@
 #include "cpu/machine.h"
 #include "cpu/rv32_ops.h"
 #include "cpu/trace_tokens.h"
-#include "emulator/instruction_set.h"
+#include "isa/instruction_set.h"
 #include "support/error.h"
 
 namespace rvformer::cpu {
@@ -17,8 +17,8 @@ TEST(Rv32Ops, DecodeAgreesWithTheGoldenMachine) {
   std::mt19937 random(11);
   auto check = [](std::uint32_t word) {
     int ours = decode_rv32_op(word);
-    emulator::Op golden = emulator::decode(word).op;
-    std::string golden_name = golden == emulator::Op::kIllegal ? "illegal" : std::string(emulator::op_info(golden).name);
+    isa::Op golden = isa::decode(word).op;
+    std::string golden_name = golden == isa::Op::kIllegal ? "illegal" : std::string(isa::op_info(golden).name);
     std::string our_name = ours == kOpCount ? "illegal" : kRv32Encodings[ours].name;
     EXPECT_EQ(our_name, golden_name) << std::hex << word;
   };

@@ -7,13 +7,31 @@
 
 namespace rvformer::cpu {
 
-const char* fault_cause_name(FaultCause cause) {
-  static const char* const kNames[kFaultCauseCount] = {
-      "illegal instruction",   "instruction address misaligned", "instruction access fault",
-      "instruction access fault after a jump", "load address misaligned", "load access fault",
-      "store address misaligned", "store access fault"};
-  auto index = static_cast<std::size_t>(cause);
-  return index < kFaultCauseCount ? kNames[index] : "?";
+namespace {
+
+// FAULT(c) for any payload c: a cause, or "?" for payloads no cause has.
+std::string cause_name(std::uint32_t cause) {
+  if (cause >= kFaultCauseCount) return "?";
+  auto fault = static_cast<FaultCause>(cause);
+  std::string name(isa::trap_cause_name(trap_cause(fault)));
+  return fault == FaultCause::kFetchAccessAfterJump ? name + " after a jump" : name;
+}
+
+}  // namespace
+
+isa::TrapCause trap_cause(FaultCause cause) {
+  using isa::TrapCause;
+  switch (cause) {
+    case FaultCause::kIllegalInstruction: return TrapCause::kIllegalInstruction;
+    case FaultCause::kInstructionAddressMisaligned: return TrapCause::kInstructionAddressMisaligned;
+    case FaultCause::kFetchAccessSequential:
+    case FaultCause::kFetchAccessAfterJump: return TrapCause::kInstructionAccessFault;
+    case FaultCause::kLoadAddressMisaligned: return TrapCause::kLoadAddressMisaligned;
+    case FaultCause::kLoadAccessFault: return TrapCause::kLoadAccessFault;
+    case FaultCause::kStoreAddressMisaligned: return TrapCause::kStoreAddressMisaligned;
+    case FaultCause::kStoreAccessFault: return TrapCause::kStoreAccessFault;
+  }
+  return TrapCause::kIllegalInstruction;
 }
 
 TraceVocabulary::TraceVocabulary(const program::MachineSpec& spec) {
@@ -55,7 +73,7 @@ std::string TraceVocabulary::describe(std::uint32_t id) const {
     case TokenKind::kExit: return fmt::format("{}({})", name, t.payload);
     case TokenKind::kDiv:
       return fmt::format("DIV({}, {}, {})", t.payload >> 4, t.payload & 7, t.payload & 8 ? '-' : '+');
-    case TokenKind::kFault: return fmt::format("FAULT({})", fault_cause_name(static_cast<FaultCause>(t.payload)));
+    case TokenKind::kFault: return fmt::format("FAULT({})", cause_name(t.payload));
     case TokenKind::kStage: return fmt::format("STAGE({}, 0x{:02x})", t.payload >> kStageBits, t.payload & 0xFF);
     case TokenKind::kEof:
     case TokenKind::kWant:

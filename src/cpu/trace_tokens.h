@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "isa/trap.h"
 #include "program/machine_spec.h"
 
 namespace rvformer::cpu {
@@ -50,6 +51,9 @@ enum class FaultCause : std::uint8_t {
   kStoreAccessFault,
 };
 inline constexpr int kFaultCauseCount = 8;
+
+// The trap a FAULT cause reports (both fetch access faults are an instruction access fault).
+isa::TrapCause trap_cause(FaultCause cause);
 
 inline constexpr int kValueBits = 12;      // VAL, HI and JUMP payloads
 inline constexpr int kTopBits = 8;         // TOP: value bits 24..31
@@ -109,7 +113,5 @@ class TraceVocabulary {
   std::vector<TokenFamily> families_;
   std::uint32_t size_ = 0;
 };
-
-const char* fault_cause_name(FaultCause cause);
 
 }  // namespace rvformer::cpu

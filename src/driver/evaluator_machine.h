@@ -13,12 +13,11 @@ namespace rvformer::driver {
 class EvaluatorMachine : public TokenMachine {
  public:
   explicit EvaluatorMachine(const cpu::Machine& machine, bool check_margins = true)
-      : machine_(machine), evaluator_(machine.circuit, check_margins) {}
+      : evaluator_(machine.circuit, check_margins) {}
   std::uint32_t feed(std::uint32_t token) override { return evaluator_.step(token); }
   const circuit::Evaluator& evaluator() const { return evaluator_; }
 
  private:
-  const cpu::Machine& machine_;
   circuit::Evaluator evaluator_;
 };
 

@@ -6,6 +6,7 @@
 #include "driver/evaluator_machine.h"
 #include "driver/model_machine.h"
 #include "emulator/emulator.h"
+#include "isa/trap.h"
 #include "toolchain/program_testing.h"
 
 namespace rvformer::driver {
@@ -21,7 +22,7 @@ Outcome run_on_emulator(const program::ProgramImage& image) {
   emulator::Emulator emu(image);
   Outcome o;
   auto r = emu.run(100'000'000, [&](std::uint8_t b) { o.console.push_back(static_cast<char>(b)); });
-  o.exit_code = r.exit_code & 0xFF;
+  o.exit_code = isa::exit_status(r.exit_code);
   o.instructions = emu.instructions_retired();
   return o;
 }
@@ -37,6 +38,15 @@ Outcome run_on(TokenMachine& m, const program::ProgramImage& image) {
   return o;
 }
 
+// The program's console, exit status and instruction count on `m` are the golden machine's.
+void expect_runs_like_the_emulator(TokenMachine& m, const program::ProgramImage& image) {
+  Outcome expected = run_on_emulator(image);
+  Outcome got = run_on(m, image);
+  EXPECT_EQ(got.console, expected.console);
+  EXPECT_EQ(got.exit_code, expected.exit_code);
+  EXPECT_EQ(got.instructions, expected.instructions);
+}
+
 TEST(Machine, RunsAProgramWithStdioLikeTheEmulator) {
   auto machine = cpu::build_machine();
   auto image = toolchain::compile_test_program("stdio", R"(
@@ -50,27 +60,62 @@ int main(void) {
   return s;
 }
 )");
-  Outcome expected = run_on_emulator(image);
   EvaluatorMachine circuit(*machine);
-  Outcome got = run_on(circuit, image);
-  EXPECT_EQ(got.console, expected.console);
-  EXPECT_EQ(got.exit_code, expected.exit_code);
-  EXPECT_EQ(got.instructions, expected.instructions);
+  expect_runs_like_the_emulator(circuit, image);
 }
 
 // Division and remainder take one pass, two, or a long division over several (cpu/divide.cpp):
-// random operands of every size and sign, and the edge cases, each result folded into the output.
-// The long division's circuit (every digit and remainder pass, margins checked) on a sample; the
-// compiled weights run the full set in lockstep (verify_test).
+// the edge cases and random operands of every size and sign, on a sample here (every digit and
+// remainder pass, margins checked); the compiled weights run the full set in lockstep (verify_test).
 TEST(Machine, DividesLikeTheEmulator) {
   auto machine = cpu::build_machine();
   auto image = toolchain::compile_test_program("divide", toolchain::division_test_program(5, 6));
-  Outcome expected = run_on_emulator(image);
   EvaluatorMachine circuit(*machine);
-  Outcome got = run_on(circuit, image);
-  EXPECT_EQ(got.console, expected.console);
-  EXPECT_EQ(got.exit_code, expected.exit_code);
-  EXPECT_EQ(got.instructions, expected.instructions);
+  expect_runs_like_the_emulator(circuit, image);
+}
+
+// The driver follows the PC from the tokens alone (next_instruction_address): after every
+// retired instruction it must be the golden machine's, through jumps, resyncs after long straight
+// runs, instructions that take two passes (HI) and console output.
+TEST(Machine, TheDriverFollowsThePcThroughEveryKindOfToken) {
+  auto machine = cpu::build_machine();
+  auto image = toolchain::compile_test_program("pc", R"(
+int main(void) {
+  volatile unsigned char* console = (volatile unsigned char*)0xFFFF0000u;
+  volatile unsigned char bytes[4];
+  unsigned s = 1;
+  for (int i = 0; i < 3; i++) s = s * 123457u + 7;  // results that need HI
+  __asm__ volatile(".rept 40\n addi x0, x0, 0\n .endr");  // resyncs
+  bytes[1] = (unsigned char)s;                        // sb to RAM: HI, then VAL
+  console[0] = 'A';                                   // OUT
+  return bytes[1];
+}
+)");
+  const Protocol protocol(program::kDefaultMachine);
+  emulator::Emulator golden(image);
+  EvaluatorMachine circuit(*machine);
+  RunOptions options;
+  options.checkpoint_every = 1;
+  std::uint64_t compared = 0;
+  options.checkpoint = [&](const RunPosition& position) {
+    golden.step();
+    ASSERT_EQ(position.instructions, golden.instructions_retired());
+    ASSERT_EQ(next_instruction_address(position, protocol), golden.pc()) << "after " << position.instructions << " instructions";
+    ++compared;
+  };
+  RunResult result = run_program(circuit, image, protocol, options);
+  EXPECT_EQ(result.end, RunEnd::kExited);
+  EXPECT_EQ(compared + 1, result.instructions);  // every instruction but the exiting one
+  for (std::uint64_t limit : {std::uint64_t{0}, std::uint64_t{1}, compared / 2}) {
+    emulator::Emulator stopped(image);
+    stopped.run(limit, [](std::uint8_t) {});
+    EvaluatorMachine again(*machine);
+    RunOptions limited;
+    limited.max_instructions = limit;
+    RunResult at_limit = run_program(again, image, protocol, limited);
+    EXPECT_EQ(at_limit.end, RunEnd::kInstructionLimit);
+    EXPECT_EQ(next_instruction_address(at_limit.position, protocol), stopped.pc()) << "stopped after " << limit;
+  }
 }
 
 // The cached compiled machine on the dense reference path, which is slow (about a second per token
@@ -87,13 +132,9 @@ int main(void) {
   return s;
 }
 )");
-  Outcome expected = run_on_emulator(image);
   engine::Model model = engine::Model::load(machine_checkpoint(*machine, std::nullopt, [](const std::string&) {}));
   ModelMachine weights(model);
-  Outcome in_weights = run_on(weights, image);
-  EXPECT_EQ(in_weights.console, expected.console);
-  EXPECT_EQ(in_weights.exit_code, expected.exit_code);
-  EXPECT_EQ(in_weights.instructions, expected.instructions);
+  expect_runs_like_the_emulator(weights, image);
 }
 
 }  // namespace

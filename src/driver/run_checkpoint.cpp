@@ -1,7 +1,9 @@
 // driver/run_checkpoint.cpp — see run_checkpoint.h.
 //
 // File layout: the 8-byte magic, a little-endian u32 length, that many bytes of JSON (the position
-// and what the run belongs to), then the engine's state file image (its own header and CRC-32).
+// and what the run belongs to), the engine's state file image (its own header and CRC-32), then a
+// little-endian CRC-32 of everything before it, so that an edited record is caught as well as a
+// damaged state.
 #include "driver/run_checkpoint.h"
 
 #include <cstring>
@@ -9,13 +11,26 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/crc32.h"
 #include "support/error.h"
 #include "support/file.h"
 
 namespace rvformer::driver {
 namespace {
 
-constexpr char kMagic[8] = {'R', 'V', 'F', 'R', 'U', 'N', '0', '1'};
+constexpr char kMagic[8] = {'R', 'V', 'F', 'R', 'U', 'N', '0', '2'};
+// The format before the whole file was checksummed.
+constexpr char kUncheckedMagic[8] = {'R', 'V', 'F', 'R', 'U', 'N', '0', '1'};
+
+void put_u32(std::vector<std::uint8_t>& bytes, std::uint32_t value) {
+  for (int shift = 0; shift < 32; shift += 8) bytes.push_back(static_cast<std::uint8_t>(value >> shift));
+}
+
+std::uint32_t get_u32(std::span<const std::uint8_t> bytes) {
+  std::uint32_t value = 0;
+  for (int i = 0; i < 4; ++i) value |= std::uint32_t{bytes[i]} << (8 * i);
+  return value;
+}
 
 nlohmann::json to_json(const RunCheckpoint& c) {
   return {{"next_token", c.position.next_token},
@@ -53,20 +68,25 @@ void save_run_checkpoint(const std::filesystem::path& path, const RunCheckpoint&
   const std::string record = to_json(checkpoint).dump();
   const std::vector<std::uint8_t> image = state.serialize();
   std::vector<std::uint8_t> bytes(std::begin(kMagic), std::end(kMagic));
-  const auto length = static_cast<std::uint32_t>(record.size());
-  for (int shift = 0; shift < 32; shift += 8) bytes.push_back(static_cast<std::uint8_t>(length >> shift));
+  put_u32(bytes, static_cast<std::uint32_t>(record.size()));
   bytes.insert(bytes.end(), record.begin(), record.end());
   bytes.insert(bytes.end(), image.begin(), image.end());
+  put_u32(bytes, engine::crc32(bytes));
   write_file_atomic(path, bytes);
 }
 
 std::pair<RunCheckpoint, engine::State> read_run_checkpoint(const std::filesystem::path& path, const engine::Config& config) {
   const std::string source = path.string();
-  const std::vector<std::uint8_t> bytes = read_file_bytes(path);
-  if (bytes.size() < 12 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+  const std::vector<std::uint8_t> file = read_file_bytes(path);
+  if (file.size() >= sizeof kUncheckedMagic && std::memcmp(file.data(), kUncheckedMagic, sizeof kUncheckedMagic) == 0)
+    fail("{}: a run checkpoint from an older rvformer, whose record has no checksum; start the run again without it",
+         source);
+  if (file.size() < 16 || std::memcmp(file.data(), kMagic, sizeof kMagic) != 0)
     fail("{}: not an rvformer run checkpoint", source);
-  std::uint32_t length = 0;
-  for (int i = 0; i < 4; ++i) length |= std::uint32_t{bytes[8 + i]} << (8 * i);
+  const std::span<const std::uint8_t> bytes = std::span(file).first(file.size() - 4);
+  if (engine::crc32(bytes) != get_u32(std::span(file).last(4)))
+    fail("{}: the run checkpoint is damaged (its checksum does not match; truncated or edited?)", source);
+  const std::uint32_t length = get_u32(bytes.subspan(8));
   if (bytes.size() - 12 < length) fail("{}: truncated run checkpoint", source);
   RunCheckpoint checkpoint;
   try {
@@ -74,7 +94,7 @@ std::pair<RunCheckpoint, engine::State> read_run_checkpoint(const std::filesyste
   } catch (const nlohmann::json::exception& e) {
     fail("{}: malformed run checkpoint record: {}", source, e.what());
   }
-  engine::State state = engine::State::deserialize(config, std::span(bytes).subspan(12 + length), source);
+  engine::State state = engine::State::deserialize(config, bytes.subspan(12 + length), source);
   const std::uint64_t fed = checkpoint.position.load_tokens + checkpoint.position.trace_tokens;
   if (state.position() != fed)
     fail("{}: the state has seen {} tokens but the record says {} were fed", source, state.position(), fed);

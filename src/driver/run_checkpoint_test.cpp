@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "driver/run_checkpoint.h"
+#include "engine/crc32.h"
 #include "engine/random_model.h"
 #include "support/error.h"
 #include "support/file.h"
@@ -76,8 +77,26 @@ TEST_F(RunCheckpointFile, AStateAtAnotherPositionThanTheRecordIsRefused) {
   EXPECT_NE(error_reading().find("the state has seen 5 tokens but the record says 6"), std::string::npos) << error_reading();
 }
 
+TEST_F(RunCheckpointFile, AnEditedRecordIsRefusedAsDamaged) {
+  // The same length, still valid JSON, and a state that agrees with the token counts: only a checksum
+  // over the record can tell.
+  rewrite([](auto& bytes) {
+    std::string text(bytes.begin(), bytes.end());
+    std::size_t at = text.find("\"instructions\":2");
+    ASSERT_NE(at, std::string::npos);
+    bytes[at + std::string("\"instructions\":").size()] = '3';
+  });
+  EXPECT_NE(error_reading().find("run.checkpoint: the run checkpoint is damaged"), std::string::npos) << error_reading();
+}
+
 TEST_F(RunCheckpointFile, AMalformedRecordIsRefused) {
-  rewrite([](auto& bytes) { bytes[12] = '!'; });
+  rewrite([](auto& bytes) {
+    bytes[12] = '!';
+    // Sealed again, as a faulty writer would: the record itself must still be checked.
+    bytes.resize(bytes.size() - 4);
+    const std::uint32_t crc = engine::crc32(bytes);
+    for (int shift = 0; shift < 32; shift += 8) bytes.push_back(static_cast<std::uint8_t>(crc >> shift));
+  });
   EXPECT_NE(error_reading().find("malformed run checkpoint record"), std::string::npos) << error_reading();
 }
 

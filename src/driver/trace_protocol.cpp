@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <array>
 
-#include "emulator/emulator.h"
 #include "support/error.h"
 
 namespace rvformer::driver {
@@ -74,6 +73,17 @@ void add_half_rows(const std::vector<std::uint8_t>& bytes, std::size_t row_bytes
       tokens.push_back(v.stage(static_cast<std::uint32_t>(slot), bits(at + 3 * cpu::kValueBits, cpu::kStageBits)));
     }
   }
+}
+
+// The trap a FAULT report describes, with the instruction word from the image, as the golden
+// machine gives it (no word when the fetch itself faulted).
+isa::Trap reported_trap(cpu::FaultCause fault, std::uint32_t pc, std::uint32_t address,
+                        const program::ProgramImage& image) {
+  isa::Trap trap{cpu::trap_cause(fault), pc, 0, address};
+  std::uint32_t offset = pc - image.map.code.base;
+  if (trap.cause != isa::TrapCause::kInstructionAccessFault && offset + 4 <= image.code.size())
+    for (int i = 0; i < 4; ++i) trap.instruction |= std::uint32_t{image.code[offset + i]} << (8 * i);
+  return trap;
 }
 
 }  // namespace
@@ -182,8 +192,8 @@ RunResult run_program(TokenMachine& machine, const program::ProgramImage& image,
         break;
       }
       case Role::kFault: {
-        result.trap.cause = static_cast<cpu::FaultCause>(emitted.payload);
-        if (result.trap.cause == cpu::FaultCause::kFetchAccessAfterJump) retire();
+        const auto fault = static_cast<cpu::FaultCause>(emitted.payload);
+        if (fault == cpu::FaultCause::kFetchAccessAfterJump) retire();
         // Six HI words follow: 64 bits, the trap's PC then its address, low bits first.
         std::uint64_t bits = 0;
         std::uint32_t report = next;
@@ -194,8 +204,7 @@ RunResult run_program(TokenMachine& machine, const program::ProgramImage& image,
           if (t.kind != TokenKind::kHi) fail("the model broke the trap report protocol with {}", v.describe(report));
           bits |= std::uint64_t{t.payload} << (cpu::kValueBits * w);
         }
-        result.trap.pc = static_cast<std::uint32_t>(bits);
-        result.trap.address = static_cast<std::uint32_t>(bits >> 32);
+        result.trap = reported_trap(fault, static_cast<std::uint32_t>(bits), static_cast<std::uint32_t>(bits >> 32), image);
         result.end = RunEnd::kTrapped;
         return result;
       }
@@ -207,26 +216,6 @@ RunResult run_program(TokenMachine& machine, const program::ProgramImage& image,
         result.instructions % options.checkpoint_every == 0)
       options.checkpoint({token, mirror, result.instructions, result.trace_tokens, result.load_tokens});
   }
-}
-
-std::string describe_trap(const TrapReport& trap, const program::ProgramImage& image) {
-  using emulator::TrapCause;
-  TrapCause cause = TrapCause::kIllegalInstruction;
-  switch (trap.cause) {
-    case cpu::FaultCause::kIllegalInstruction: cause = TrapCause::kIllegalInstruction; break;
-    case cpu::FaultCause::kInstructionAddressMisaligned: cause = TrapCause::kInstructionAddressMisaligned; break;
-    case cpu::FaultCause::kFetchAccessSequential:
-    case cpu::FaultCause::kFetchAccessAfterJump: cause = TrapCause::kInstructionAccessFault; break;
-    case cpu::FaultCause::kLoadAddressMisaligned: cause = TrapCause::kLoadAddressMisaligned; break;
-    case cpu::FaultCause::kLoadAccessFault: cause = TrapCause::kLoadAccessFault; break;
-    case cpu::FaultCause::kStoreAddressMisaligned: cause = TrapCause::kStoreAddressMisaligned; break;
-    case cpu::FaultCause::kStoreAccessFault: cause = TrapCause::kStoreAccessFault; break;
-  }
-  std::uint32_t instruction = 0;
-  std::uint32_t offset = trap.pc - image.map.code.base;
-  if (cause != TrapCause::kInstructionAccessFault && offset + 4 <= image.code.size())
-    for (int i = 0; i < 4; ++i) instruction |= std::uint32_t{image.code[offset + i]} << (8 * i);
-  return emulator::describe_trap({cause, trap.pc, instruction, trap.address}, image.map);
 }
 
 }  // namespace rvformer::driver

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cpu/trace_tokens.h"
+#include "isa/trap.h"
 #include "program/machine_spec.h"
 #include "program/program_image.h"
 
@@ -36,12 +37,6 @@ class TokenMachine {
 };
 
 enum class RunEnd : std::uint8_t { kExited, kTrapped, kInstructionLimit, kStopped };
-
-struct TrapReport {
-  cpu::FaultCause cause;
-  std::uint32_t pc = 0;
-  std::uint32_t address = 0;
-};
 
 // The driver's mirror of the machine's PC: the code word of the last jump and the steps completed
 // since. It tells a resync (a JUMP that retires nothing) from a jump, and where a stopped run
@@ -72,8 +67,8 @@ std::uint32_t next_instruction_address(const RunPosition& position, const Protoc
 
 struct RunResult {
   RunEnd end = RunEnd::kInstructionLimit;
-  std::uint32_t exit_code = 0;   // the low 8 bits of the code the program stored (POSIX status)
-  TrapReport trap;
+  std::uint32_t exit_code = 0;   // isa::exit_status of the code the program stored (EXIT carries 8 bits)
+  isa::Trap trap;                // kTrapped: the trap as the golden machine reports it
   std::uint64_t instructions = 0;  // retired
   std::uint64_t trace_tokens = 0;  // passes after loading, the one that started the program included
   std::uint64_t load_tokens = 0;
@@ -85,7 +80,7 @@ struct RunOptions {
   std::function<void(std::uint8_t)> console;    // each console byte
   std::function<int()> input;                   // the next byte of console input, or -1 (none: -1)
   std::function<void(std::uint32_t)> on_token;  // every token fed (loading included), in order
-  // Observers for verification; either may return false to stop the run (RunEnd::kStopped).
+  // Observers (verification, progress); either may return false to stop the run (RunEnd::kStopped).
   // after_pass: after each pass of the run proper; the state then holds the registers and PC of
   // every instruction retired so far (a register is written in the pass after its instruction).
   // on_retired: after each retired instruction, with the count so far; a store's memory write is
@@ -104,9 +99,5 @@ struct RunOptions {
 // Loads (or resumes) and runs `image` on `machine`. Throws rvformer::Error if the stream breaks the protocol.
 RunResult run_program(TokenMachine& machine, const program::ProgramImage& image, const Protocol& protocol,
                       const RunOptions& options);
-
-// The same one-line description of a trap the golden machine gives ("illegal instruction at pc
-// 0x... (instruction 0x...)"), from a FAULT report and the program image (for the instruction word).
-std::string describe_trap(const TrapReport& trap, const program::ProgramImage& image);
 
 }  // namespace rvformer::driver

@@ -11,6 +11,8 @@
 #include "toolchain/qemu.h"
 
 namespace rvformer::emulator {
+
+using namespace isa;  // the instruction set and traps of the machine
 namespace {
 
 std::vector<std::string> split_lines(const std::string& text) {

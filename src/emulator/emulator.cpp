@@ -12,6 +12,8 @@
 #include "support/error.h"
 
 namespace rvformer::emulator {
+
+using namespace isa;  // the instruction set and traps of the machine
 namespace {
 
 static_assert(std::endian::native == std::endian::little, "memory is accessed with memcpy");
@@ -80,66 +82,7 @@ bool jump_to(std::uint32_t target, std::uint32_t& next) {
   return target % 4 == 0;
 }
 
-// What is at `address` that the access of `width` bytes may not touch.
-std::string forbidden_access(const MemoryMap& map, std::uint32_t address, unsigned width,
-                             bool store) {
-  if (map.code.contains(address)) return "in the code ROM, which is execute-only";
-  if (map.rodata.contains(address)) return "in read-only data";
-  if (!store) {
-    if (map.input_address != 0 && address == map.input_address) return "the input register, which takes only word loads (lw)";
-    bool mmio = address == map.console_address || address == map.exit_address;
-    return mmio ? "an output register, which cannot be read" : "not mapped";
-  }
-  if (address == map.console_address) {
-    return "the console register, which takes only byte stores (sb)";
-  }
-  if (address == map.exit_address && width == 4) {
-    return "the exit register (QEMU's sifive_test finisher), which takes only 0x5555 or "
-           "(code << 16) | 0x3333";
-  }
-  if (address == map.exit_address) return "the exit register, which takes only word stores (sw)";
-  return "not mapped";
-}
-
 }  // namespace
-
-std::string_view trap_cause_name(TrapCause cause) {
-  switch (cause) {
-    case TrapCause::kInstructionAddressMisaligned: return "instruction address misaligned";
-    case TrapCause::kInstructionAccessFault: return "instruction access fault";
-    case TrapCause::kIllegalInstruction: return "illegal instruction";
-    case TrapCause::kLoadAddressMisaligned: return "load address misaligned";
-    case TrapCause::kLoadAccessFault: return "load access fault";
-    case TrapCause::kStoreAddressMisaligned: return "store address misaligned";
-    case TrapCause::kStoreAccessFault: return "store access fault";
-  }
-  return "trap";
-}
-
-std::string describe_trap(const Trap& trap, const MemoryMap& map) {
-  std::string_view cause = trap_cause_name(trap.cause);
-  if (trap.cause == TrapCause::kInstructionAccessFault) {
-    return fmt::format("{} at pc 0x{:08x}: outside the code ROM (0x{:08x}-0x{:08x})", cause,
-                       trap.pc, map.code.base, map.code.end() - 1);
-  }
-  std::string where = fmt::format("{} at pc 0x{:08x} (instruction 0x{:08x}", cause, trap.pc,
-                                  trap.instruction);
-  if (trap.cause == TrapCause::kIllegalInstruction) return where + ")";
-  where += fmt::format(": {})", disassemble(trap.instruction));
-  Op op = decode(trap.instruction).op;
-  unsigned width = memory_access_width(op);
-  switch (trap.cause) {
-    case TrapCause::kInstructionAddressMisaligned:
-      return fmt::format("{}: jump target 0x{:08x} is not 4-byte aligned", where, trap.address);
-    case TrapCause::kLoadAddressMisaligned:
-    case TrapCause::kStoreAddressMisaligned:
-      return fmt::format("{}: address 0x{:08x} is not {}-byte aligned", where, trap.address,
-                         width);
-    default:
-      return fmt::format("{}: address 0x{:08x} is {}", where, trap.address,
-                         forbidden_access(map, trap.address, width, is_store(op)));
-  }
-}
 
 Emulator::Emulator(const ProgramImage& image)
     : map_(image.map),

@@ -1,7 +1,7 @@
 // emulator/emulator.h — the golden RV32IM + Zba machine: the oracle every other implementation of
 // the CPU (the circuit, the weights) is checked against. It runs a ProgramImage on the image's
-// memory map with the map's protections, console and exit registers. Any fault ends the run with a
-// Trap; nothing is ever handled by a trap handler (the machine has no CSRs).
+// memory map with the map's protections, console and exit registers. Any fault ends the run with an
+// isa::Trap; nothing is ever handled by a trap handler (the machine has no CSRs).
 #pragma once
 
 #include <array>
@@ -11,32 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "emulator/instruction_set.h"
+#include "isa/instruction_set.h"
+#include "isa/trap.h"
 #include "program/program_image.h"
 
 namespace rvformer::emulator {
-
-enum class TrapCause : std::uint8_t {
-  kInstructionAddressMisaligned,  // a jump or taken branch to an address that is not 4-byte aligned
-  kInstructionAccessFault,        // instruction fetch outside the code ROM
-  kIllegalInstruction,            // anything outside RV32IM + Zba + FENCE
-  kLoadAddressMisaligned,
-  kLoadAccessFault,  // a load from the code ROM, an MMIO register or unmapped memory
-  kStoreAddressMisaligned,
-  kStoreAccessFault,  // a store to ROM or unmapped memory, or a bad MMIO access
-};
-
-std::string_view trap_cause_name(TrapCause cause);  // "illegal instruction", ...
-
-struct Trap {
-  TrapCause cause = TrapCause::kIllegalInstruction;
-  std::uint32_t pc = 0;           // the instruction that trapped (for fetch faults: the fetch address)
-  std::uint32_t instruction = 0;  // its word; 0 when the fetch itself faulted
-  std::uint32_t address = 0;      // the data address, or the jump target, that faulted
-};
-
-// One line: cause, pc, instruction (word and disassembly) and what was wrong with the address.
-std::string describe_trap(const Trap& trap, const program::MemoryMap& map);
 
 enum class Event : std::uint8_t {
   kRetired,      // an ordinary instruction completed
@@ -49,7 +28,7 @@ struct StepResult {
   Event event = Event::kRetired;
   std::uint8_t console_byte = 0;  // for kConsoleByte
   std::uint32_t exit_code = 0;    // for kExit
-  Trap trap;                      // for kTrap
+  isa::Trap trap;                 // for kTrap
 };
 
 enum class StopReason : std::uint8_t { kExited, kTrapped, kInstructionLimit };
@@ -57,7 +36,7 @@ enum class StopReason : std::uint8_t { kExited, kTrapped, kInstructionLimit };
 struct RunResult {
   StopReason reason = StopReason::kInstructionLimit;
   std::uint32_t exit_code = 0;  // for kExited
-  Trap trap;                    // for kTrapped
+  isa::Trap trap;               // for kTrapped
 };
 
 using ConsoleSink = std::function<void(std::uint8_t)>;
@@ -96,7 +75,7 @@ class Emulator {
 
   StepResult execute(std::uint64_t budget);
   StepResult halt(const StepResult& result);
-  StepResult trap(TrapCause cause, std::uint32_t pc, std::uint32_t address);
+  StepResult trap(isa::TrapCause cause, std::uint32_t pc, std::uint32_t address);
   StepResult store_outside_ram(std::uint32_t pc, std::uint32_t address, unsigned width,
                                std::uint32_t value);
   template <typename T>
@@ -109,7 +88,7 @@ class Emulator {
   std::vector<std::uint8_t> code_;  // the whole code ROM, for read_word and trap reports
   std::vector<std::uint8_t> rodata_;
   std::vector<std::uint8_t> ram_;
-  std::vector<Instruction> decoded_;  // one per code ROM word, rd = kDiscardRegister for x0
+  std::vector<isa::Instruction> decoded_;  // one per code ROM word, rd = kDiscardRegister for x0
   std::array<std::uint32_t, 33> registers_{};
   std::uint32_t pc_ = 0;
   std::uint64_t retired_ = 0;

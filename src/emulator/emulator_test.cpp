@@ -10,6 +10,8 @@
 #include "support/error.h"
 
 namespace rvformer::emulator {
+
+using namespace isa;  // the instruction set and traps of the machine
 namespace {
 
 using program::kQemuVirtMap;

@@ -5,11 +5,13 @@
 
 #include <random>
 
-#include "emulator/instruction_set.h"
+#include "isa/instruction_set.h"
 #include "program/elf_format.h"
 #include "program/elf_writer.h"
 
 namespace rvformer::emulator {
+
+using namespace isa;  // the instruction set and traps of the machine
 namespace {
 
 constexpr std::uint8_t kZero = 0, kRa = 1, kT0 = 5, kT1 = 6, kT2 = 7, kA0 = 10;

@@ -13,6 +13,8 @@
 #include "program/elf_loader.h"
 
 namespace rvformer::emulator {
+
+using namespace isa;  // the instruction set and traps of the machine
 namespace {
 
 program::ProgramImage image_of(const RandomProgram& program, const program::MemoryMap& map) {

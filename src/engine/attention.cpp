@@ -18,7 +18,7 @@ void normalise_and_rotate(std::span<float> head, std::span<const float> norm, fl
 
 void attention_step(const Config& config, const AttentionWeights& weights, AttentionCache& cache,
                     std::span<const float> cos, std::span<const float> sin, std::span<const float> x,
-                    std::span<float> out) {
+                    std::span<float> out, Workers& workers) {
   const std::size_t head_dim = config.head_dim;
   const std::size_t heads = config.num_attention_heads;
   const std::size_t kv_width = config.num_key_value_heads * head_dim;
@@ -27,9 +27,9 @@ void attention_step(const Config& config, const AttentionWeights& weights, Atten
   std::vector<float> projected(2 * heads * head_dim);
   std::vector<float> key(kv_width);
   std::vector<float> value(kv_width);
-  weights.q_proj.multiply(x, projected);
-  weights.k_proj.multiply(x, key);
-  weights.v_proj.multiply(x, value);
+  weights.q_proj.multiply(x, projected, workers);
+  weights.k_proj.multiply(x, key, workers);
+  weights.v_proj.multiply(x, value, workers);
   for (std::size_t offset = 0; offset < kv_width; offset += head_dim) {
     normalise_and_rotate(std::span(key).subspan(offset, head_dim), weights.k_norm, eps, cos, sin);
   }
@@ -60,7 +60,7 @@ void attention_step(const Config& config, const AttentionWeights& weights, Atten
     }
     for (std::size_t d = 0; d < head_dim; ++d) output[d] *= sigmoid(gate[d]);
   }
-  weights.o_proj.multiply(attended, out);
+  weights.o_proj.multiply(attended, out, workers);
 }
 
 }  // namespace rvformer::engine

@@ -9,24 +9,26 @@
 #include <vector>
 
 #include "engine/config.h"
-#include "engine/packed_matrix.h"
+#include "engine/dense_matrix.h"
+#include "engine/workers.h"
 #include "engine/state.h"
 
 namespace rvformer::engine {
 
 struct AttentionWeights {
-  PackedMatrix q_proj;          // [2·heads·head_dim, hidden], per head [query | gate]
-  PackedMatrix k_proj;          // [kv_heads·head_dim, hidden]
-  PackedMatrix v_proj;          // [kv_heads·head_dim, hidden]
-  PackedMatrix o_proj;          // [hidden, heads·head_dim]
+  DenseMatrix q_proj;          // [2·heads·head_dim, hidden], per head [query | gate]
+  DenseMatrix k_proj;          // [kv_heads·head_dim, hidden]
+  DenseMatrix v_proj;          // [kv_heads·head_dim, hidden]
+  DenseMatrix o_proj;          // [hidden, heads·head_dim]
   std::vector<float> q_norm;    // [head_dim], zero-centred
   std::vector<float> k_norm;    // [head_dim], zero-centred
 };
 
-// x: the input_layernorm output; cos/sin: the RoPE table of this token's position (rotary_dim/2
-// each); the cache gains this token's key and value; out receives o_proj's result.
+// x: the input_layernorm output; cos/sin: the RoPE table of this token's position in this layer
+// (rotary_dim/2 each); the cache gains this token's key and value; out receives o_proj's result.
+// The projections' rows are split between the workers.
 void attention_step(const Config& config, const AttentionWeights& weights, AttentionCache& cache,
                     std::span<const float> cos, std::span<const float> sin, std::span<const float> x,
-                    std::span<float> out);
+                    std::span<float> out, Workers& workers);
 
 }  // namespace rvformer::engine

@@ -35,6 +35,10 @@ std::optional<std::string> first_difference(const State& actual, const State& ex
     return fmt::format("position {} instead of {}", actual.position(), expected.position());
   }
   for (std::size_t layer = 0; layer < expected.config().num_hidden_layers; ++layer) {
+    if (actual.layer_position(layer) != expected.layer_position(layer)) {
+      return fmt::format("layer {} has seen {} tokens instead of {}", layer, actual.layer_position(layer),
+                         expected.layer_position(layer));
+    }
     std::vector<std::pair<const char*, std::pair<std::span<const float>, std::span<const float>>>> arrays;
     if (expected.config().layer_types[layer] == LayerType::linear_attention) {
       arrays = {{"conv window", {actual.gated_delta_net(layer).conv, expected.gated_delta_net(layer).conv}},

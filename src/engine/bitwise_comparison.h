@@ -15,7 +15,7 @@ namespace rvformer::engine {
 // A description of the first element where the arrays differ; nullopt when they are identical.
 std::optional<std::string> first_difference(std::span<const float> actual, std::span<const float> expected);
 
-// The same for every float of two States (position, conv windows, recurrent states, KV caches).
+// The same for every float of two States (positions, conv windows, recurrent states, KV caches).
 std::optional<std::string> first_difference(const State& actual, const State& expected);
 
 }  // namespace rvformer::engine

@@ -168,11 +168,12 @@ Checkpoint Checkpoint::open(const fs::path& directory) {
   for (const auto& file : checkpoint.files_) {
     for (const TensorRecord& record : file->header().tensors) {
       const std::string name = canonical_name(record.name);
+      CheckpointTensor tensor{name.empty() ? record.name : name, record.name, record.dtype, record.shape,
+                              file->tensor_bytes(record), file.get()};
       if (name.empty()) {
-        ++checkpoint.ignored_tensor_count_;
+        checkpoint.other_tensors_.push_back(std::move(tensor));
         continue;
       }
-      CheckpointTensor tensor{name, record.name, record.dtype, record.shape, file->tensor_bytes(record), file.get()};
       const auto [it, inserted] = found.emplace(name, std::move(tensor));
       if (!inserted) {
         fail("{}: tensor '{}' is stored twice, as '{}' and '{}'", directory.string(), name, it->second.stored_name,

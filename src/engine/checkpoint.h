@@ -53,14 +53,17 @@ class Checkpoint {
   // In checkpoint_tensor_specs order.
   const std::vector<CheckpointTensor>& tensors() const { return tensors_; }
   const CheckpointTensor& tensor(std::string_view name) const;  // throws if absent
-  std::size_t ignored_tensor_count() const { return ignored_tensor_count_; }
+  std::size_t ignored_tensor_count() const { return other_tensors_.size(); }
+  // The tensors outside the text tower (vision tower, mtp head), which the model ignores; their
+  // `name` is the stored one. In file order.
+  const std::vector<CheckpointTensor>& other_tensors() const { return other_tensors_; }
 
  private:
   std::filesystem::path directory_;
   Config config_;
   std::vector<std::shared_ptr<const SafetensorsFile>> files_;
   std::vector<CheckpointTensor> tensors_;
-  std::size_t ignored_tensor_count_ = 0;
+  std::vector<CheckpointTensor> other_tensors_;
 };
 
 // Writes config.json and model.safetensors (each atomically) into `directory`, creating it if

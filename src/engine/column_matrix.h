@@ -4,7 +4,7 @@
 //   non-zero weights as dense blocks (the zero weights in them stored as +0, so one block is one
 //   vector operation) and its other non-zero weights as single entries. y = W·x visits only the
 //   columns whose input is not ±0, in increasing column order, so every output still receives its
-//   terms in the reference order of packed_matrix.h; the terms left out are products with a zero
+//   terms in the reference order of dense_matrix.h; the terms left out are products with a zero
 //   weight or a zero input, which are ±0 (for finite factors) and cannot change a sum that started
 //   at +0 (such a sum is never −0). A non-finite input, or a matrix holding a non-finite weight,
 //   takes every term instead, as the reference does (0·∞ = NaN). A column part whose dense-block

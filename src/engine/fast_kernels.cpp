@@ -71,14 +71,6 @@ bool cpu_runs_x86_64_v4() {
 #endif
 }
 
-bool cpu_runs_x86_64_v3() {
-#if defined(__clang__)
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi") &&
-         __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
-#else
-  return __builtin_cpu_supports("x86-64-v3");
-#endif
-}
 #endif
 
 std::vector<KernelVariant> list_variants() {
@@ -92,6 +84,17 @@ std::vector<KernelVariant> list_variants() {
 }
 
 }  // namespace
+
+#if defined(__x86_64__)
+bool cpu_runs_x86_64_v3() {
+#if defined(__clang__)
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi") &&
+         __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
+#else
+  return __builtin_cpu_supports("x86-64-v3");
+#endif
+}
+#endif
 
 std::span<const KernelVariant> kernel_variants() {
   static const std::vector<KernelVariant> variants = list_variants();

@@ -130,4 +130,9 @@ struct KernelVariant {
 };
 std::span<const KernelVariant> kernel_variants();
 
+#if defined(__x86_64__)
+// The features of the x86-64-v3 (AVX2) regions of this file and of dense_matrix.cpp.
+bool cpu_runs_x86_64_v3();
+#endif
+
 }  // namespace rvformer::engine

@@ -11,17 +11,15 @@
 
 #include "engine/bitwise_comparison.h"
 #include "engine/ops.h"
-#include "engine/packed_matrix.h"
+#include "engine/dense_matrix.h"
 #include "support/error.h"
 
 namespace rvformer::engine {
 namespace {
 
 // The dense reference for an LM head given as row-major weights.
-PackedMatrix dense_rows(std::size_t vocab, std::size_t hidden, const std::vector<float>& weights) {
-  PackedMatrix dense(vocab, hidden);
-  for (std::size_t row = 0; row < vocab; ++row) dense.set_row(row, std::span(weights).subspan(row * hidden, hidden));
-  return dense;
+DenseMatrix dense_rows(std::size_t vocab, std::size_t hidden, const std::vector<float>& weights) {
+  return DenseMatrix(vocab, hidden, weights);
 }
 
 SparseVector nonzeros_of(const std::vector<float>& x) {
@@ -55,7 +53,7 @@ TEST(FastLmHeadTest, SparseArgmaxIsTheArgmaxOverAllRows) {
       {2, 1, 0, -3},         // a mixture with a negative unique row
       {0, 0, 0, 0},          // nothing reached
   };
-  const PackedMatrix dense = dense_rows(vocab, hidden, weights);
+  const DenseMatrix dense = dense_rows(vocab, hidden, weights);
   for (std::size_t part_rows : {FastLmHead::default_part_rows, std::size_t{16}, std::size_t{48}}) {
     FastLmHead head(vocab, hidden, weights, part_rows);
     for (const auto& x : hiddens) {
@@ -82,7 +80,7 @@ TEST(FastLmHeadTest, RememberedArgmaxIsTheArgmaxOfThatHiddenState) {
       {0, 1, 0}, {0, -1, 0}, {0, 1, 0}, {0, std::nextafter(1.0f, 2.0f), 0}, {1, 0, 0}, {0, 0, 1},
       {0, 1, 0}, {0, -1, 0}, {1, 0, 0}, {1, 1, 0}, {1, -1, 0}, {-0.0f, 1, 0}, {0, 0, 0}, {-0.0f, 0, -0.0f}};
   FastLmHead head(vocab, hidden, weights);
-  const PackedMatrix dense = dense_rows(vocab, hidden, weights);
+  const DenseMatrix dense = dense_rows(vocab, hidden, weights);
   LmHeadCounters counters[2];
   for (std::size_t pass = 0; pass < 2; ++pass) {
     for (const auto& x : hiddens) {
@@ -109,7 +107,7 @@ TEST(FastLmHeadTest, PivotColumnPartsDecideOneHotCodes) {
     for (std::size_t col : {t / 64, 16 + (t / 8) % 8, 24 + t % 8}) weights[t * hidden + col] = 1.0f;
   }
   for (std::size_t t = 1024; t < vocab; ++t) weights[t * hidden + 32] = t == 1027 ? 2.0f : 1.0f;
-  const PackedMatrix dense = dense_rows(vocab, hidden, weights);
+  const DenseMatrix dense = dense_rows(vocab, hidden, weights);
   FastLmHead head(vocab, hidden, weights, part_rows);
   LmHeadCounters counters;
   std::size_t computed = 0;
@@ -158,7 +156,7 @@ TEST(FastLmHeadTest, RandomHeadsInPartsGiveTheReferenceArgmax) {
         if (random() % 3 != 0) weights[row * hidden + col] = draw(col % 3 == 2 ? 0.5f : 4.0f);
       }
     }
-    const PackedMatrix dense = dense_rows(vocab, hidden, weights);
+    const DenseMatrix dense = dense_rows(vocab, hidden, weights);
     FastLmHead head(vocab, hidden, weights, part_rows);
     for (int state = 0; state < 60; ++state) {
       std::vector<float> x(hidden, 0.0f);

@@ -173,20 +173,8 @@ struct FastLayer {
   FastMlp mlp;
 };
 
-// Full-attention layers are rare in compiled models; they keep dense weights and run the reference
-// attention_step.
-PackedMatrix packed_matrix(const CheckpointTensor& tensor) {
-  const std::size_t rows = tensor.shape.at(0);
-  const std::size_t cols = tensor.element_count() / rows;
-  PackedMatrix matrix(rows, cols);
-  const std::vector<float> values = tensor.to_floats();
-  for (std::size_t first = 0; first < rows; first += PackedMatrix::panel_rows) {
-    const std::size_t count = std::min(PackedMatrix::panel_rows, rows - first);
-    matrix.set_panel_rows(first, std::span(values).subspan(first * cols, count * cols));
-  }
-  return matrix;
-}
-
+// Full-attention layers are rare in compiled models; they keep dense weights, as the dense path does,
+// and run the reference attention_step.
 std::variant<FastGatedDeltaNet, AttentionWeights> load_mixer(const Checkpoint& checkpoint, std::size_t layer) {
   const Config& config = checkpoint.config();
   if (config.layer_types[layer] == LayerType::linear_attention) return FastGatedDeltaNet(config, checkpoint, layer);
@@ -194,16 +182,16 @@ std::variant<FastGatedDeltaNet, AttentionWeights> load_mixer(const Checkpoint& c
     return checkpoint.tensor(fmt::format("layers.{}.self_attn.{}", layer, name));
   };
   return AttentionWeights{
-      .q_proj = packed_matrix(tensor("q_proj.weight")),
-      .k_proj = packed_matrix(tensor("k_proj.weight")),
-      .v_proj = packed_matrix(tensor("v_proj.weight")),
-      .o_proj = packed_matrix(tensor("o_proj.weight")),
+      .q_proj = DenseMatrix::load(tensor("q_proj.weight"), /*f32_in_place=*/false),
+      .k_proj = DenseMatrix::load(tensor("k_proj.weight"), /*f32_in_place=*/false),
+      .v_proj = DenseMatrix::load(tensor("v_proj.weight"), /*f32_in_place=*/false),
+      .o_proj = DenseMatrix::load(tensor("o_proj.weight"), /*f32_in_place=*/false),
       .q_norm = tensor("q_norm.weight").to_floats(),
       .k_norm = tensor("k_norm.weight").to_floats(),
   };
 }
 
-std::uint64_t element_count(const PackedMatrix& matrix) { return matrix.rows() * matrix.cols(); }
+std::uint64_t element_count(const DenseMatrix& matrix) { return matrix.rows() * matrix.cols(); }
 
 std::uint64_t attention_weight_count(const AttentionWeights& weights) {
   return element_count(weights.q_proj) + element_count(weights.k_proj) + element_count(weights.v_proj) +
@@ -233,9 +221,10 @@ class LapTimer {
 struct FastModel::Impl {
   explicit Impl(const Checkpoint& checkpoint);
 
-  void check_input(const FastState& state, TokenId token) const;
-  // One token through every layer and the final norm: the result is in normed / normed_nonzeros.
-  void run_layers(FastState& state, TokenId token);
+  void check_input(const FastState& state, TokenId token, std::size_t layer_count) const;
+  // One token through layers [0, layer_count) and the final norm: the result is in normed /
+  // normed_nonzeros.
+  void run_layers(FastState& state, TokenId token, std::size_t layer_count);
   // normed = RMSNorm(hidden) over hidden's non-zero entries; normed_nonzeros lists its non-zeros.
   void normalise(const NormWeights& norm);
   // update_nonzeros = the MLP's output (remembered, or computed).
@@ -246,6 +235,7 @@ struct FastModel::Impl {
   std::size_t silu_times_up_by_rows(const PaddedRows& up_rows);
   SparseInput normed_input() const { return {normed, normed_nonzeros}; }
 
+  Checkpoint checkpoint;  // keeps the mapped files the attention layers read
   Config config;
   std::uint64_t shape_fingerprint;
   float eps;
@@ -270,12 +260,15 @@ struct FastModel::Impl {
   std::vector<std::uint32_t> memo_result;
   std::optional<GatedDeltaNetScratch> gated_delta_net_scratch;
   std::vector<float> cos, sin;
+  std::optional<std::size_t> rope_position;  // of the table in cos and sin
+  Workers workers{1};                        // attention's products, on the calling thread
   FastCounters counters;
   bool timing = false;
 };
 
 FastModel::Impl::Impl(const Checkpoint& checkpoint)
-    : config(checkpoint.config()),
+    : checkpoint(checkpoint),
+      config(checkpoint.config()),
       shape_fingerprint(config.shape_fingerprint()),
       eps(static_cast<float>(config.rms_norm_eps)),
       embedding(SparseRows::from_tensor(checkpoint.tensor("embed_tokens.weight"))),
@@ -319,8 +312,11 @@ FastModel::Impl::Impl(const Checkpoint& checkpoint)
   sin.resize(rope_inverse_frequencies.size());
 }
 
-void FastModel::Impl::check_input(const FastState& state, TokenId token) const {
+void FastModel::Impl::check_input(const FastState& state, TokenId token, std::size_t layer_count) const {
   if (token >= config.vocab_size) fail("token id {} is out of range (vocab_size {})", token, config.vocab_size);
+  if (layer_count < 1 || layer_count > config.num_hidden_layers) {
+    fail("layer count {} is out of range (1 to {})", layer_count, config.num_hidden_layers);
+  }
   if (state.state_.shape_fingerprint() != shape_fingerprint) {
     fail("the state belongs to a model of another shape ({})", state.state_.config().shape_description());
   }
@@ -457,13 +453,12 @@ std::size_t FastModel::Impl::silu_times_up_by_rows(const PaddedRows& up_rows) {
   return on_count * up_rows.width();
 }
 
-void FastModel::Impl::run_layers(FastState& state, TokenId token) {
-  check_input(state, token);
+void FastModel::Impl::run_layers(FastState& state, TokenId token, std::size_t layer_count) {
+  check_input(state, token, layer_count);
   LapTimer timer(timing);
   hidden.assign(embedding.columns(token), embedding.values(token));
-  if (!cos.empty()) rope_cos_sin(rope_inverse_frequencies, state.position(), cos, sin);
   timer.lap(counters.embedding_seconds);
-  for (std::size_t layer = 0; layer < layers.size(); ++layer) {
+  for (std::size_t layer = 0; layer < layer_count; ++layer) {
     FastLayer& weights = layers[layer];
     normalise(weights.input_norm);
     timer.lap(counters.norm_seconds);
@@ -473,9 +468,14 @@ void FastModel::Impl::run_layers(FastState& state, TokenId token) {
       timer.lap(counters.gated_delta_net_seconds);
     } else {
       const auto& attention = std::get<AttentionWeights>(weights.mixer);
+      // Each attention layer counts its own tokens (state.h).
+      if (rope_position != state.state_.layer_position(layer)) {
+        rope_position = state.state_.layer_position(layer);
+        rope_cos_sin(rope_inverse_frequencies, *rope_position, cos, sin);
+      }
       update.clear();
       update.mark_all();
-      attention_step(config, attention, state.state_.attention(layer), cos, sin, normed, update.values());
+      attention_step(config, attention, state.state_.attention(layer), cos, sin, normed, update.values(), workers);
       counters.attention_weights += attention_weight_count(attention);
       timer.lap(counters.attention_seconds);
     }
@@ -487,7 +487,7 @@ void FastModel::Impl::run_layers(FastState& state, TokenId token) {
     hidden.add(update_nonzeros);
     timer.lap(counters.mlp_seconds);
   }
-  state.state_.advance();
+  state.state_.advance(layer_count);
   state.windows_stale_ = true;
   normalise(final_norm);
   timer.lap(counters.norm_seconds);
@@ -534,7 +534,11 @@ FastState FastModel::adopt(State state) const {
 }
 
 std::vector<float> FastModel::decode(FastState& state, TokenId token) {
-  impl_->run_layers(state, token);
+  return decode(state, token, impl_->config.num_hidden_layers);
+}
+
+std::vector<float> FastModel::decode(FastState& state, TokenId token, std::size_t layer_count) {
+  impl_->run_layers(state, token, layer_count);
   LapTimer timer(impl_->timing);
   auto logits = impl_->lm_head.logits(impl_->normed_input(), impl_->counters.lm_head.weights);
   timer.lap(impl_->counters.lm_head_seconds);
@@ -542,7 +546,11 @@ std::vector<float> FastModel::decode(FastState& state, TokenId token) {
 }
 
 TokenId FastModel::decode_argmax(FastState& state, TokenId token) {
-  impl_->run_layers(state, token);
+  return decode_argmax(state, token, impl_->config.num_hidden_layers);
+}
+
+TokenId FastModel::decode_argmax(FastState& state, TokenId token, std::size_t layer_count) {
+  impl_->run_layers(state, token, layer_count);
   LapTimer timer(impl_->timing);
   const TokenId next = impl_->lm_head.argmax(impl_->normed_input(), impl_->counters.lm_head);
   timer.lap(impl_->counters.lm_head_seconds);

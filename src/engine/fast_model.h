@@ -91,10 +91,13 @@ class FastModel {
   // Takes over any State of this model's shape (for example one loaded from a file); scans it once.
   FastState adopt(State state) const;
 
-  // Model::decode and Model::decode_argmax, bit for bit. Throw rvformer::Error on a bad token or a
-  // state of another shape, before the state changes.
+  // Model::decode and Model::decode_argmax, bit for bit, through every layer or through layers
+  // [0, layer_count) only. Throw rvformer::Error on a bad token, layer count or a state of another
+  // shape, before the state changes.
   std::vector<float> decode(FastState& state, TokenId token);
+  std::vector<float> decode(FastState& state, TokenId token, std::size_t layer_count);
   TokenId decode_argmax(FastState& state, TokenId token);
+  TokenId decode_argmax(FastState& state, TokenId token, std::size_t layer_count);
 
   const FastCounters& counters() const;
   void reset_counters();

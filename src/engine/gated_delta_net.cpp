@@ -49,7 +49,7 @@ void delta_rule_step(std::span<float> state, std::span<const float> key, std::sp
 }
 
 void gated_delta_net_step(const Config& config, const GatedDeltaNetWeights& weights, GatedDeltaNetState& state,
-                          std::span<const float> x, std::span<float> out) {
+                          std::span<const float> x, std::span<float> out, Workers& workers) {
   const std::size_t key_heads = config.linear_num_key_heads;
   const std::size_t value_heads = config.linear_num_value_heads;
   const std::size_t key_head_dim = config.linear_key_head_dim;
@@ -60,10 +60,10 @@ void gated_delta_net_step(const Config& config, const GatedDeltaNetWeights& weig
   std::vector<float> z(config.linear_value_dim());
   std::vector<float> b(value_heads);
   std::vector<float> a(value_heads);
-  weights.in_proj_qkv.multiply(x, mixed);
-  weights.in_proj_z.multiply(x, z);
-  weights.in_proj_b.multiply(x, b);
-  weights.in_proj_a.multiply(x, a);
+  weights.in_proj_qkv.multiply(x, mixed, workers);
+  weights.in_proj_z.multiply(x, z, workers);
+  weights.in_proj_b.multiply(x, b, workers);
+  weights.in_proj_a.multiply(x, a, workers);
   causal_conv_step(weights.conv1d, config.linear_conv_kernel_dim, state.conv, mixed);
 
   const std::span<float> queries(mixed.data(), key_dim);
@@ -93,7 +93,7 @@ void gated_delta_net_step(const Config& config, const GatedDeltaNetWeights& weig
     gated_rms_norm(read, weights.norm, std::span(z).subspan(head * value_head_dim, value_head_dim), eps,
                    std::span(gated).subspan(head * value_head_dim, value_head_dim));
   }
-  weights.out_proj.multiply(gated, out);
+  weights.out_proj.multiply(gated, out, workers);
 }
 
 }  // namespace rvformer::engine

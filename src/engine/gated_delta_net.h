@@ -11,26 +11,28 @@
 #include <vector>
 
 #include "engine/config.h"
-#include "engine/packed_matrix.h"
+#include "engine/dense_matrix.h"
+#include "engine/workers.h"
 #include "engine/state.h"
 
 namespace rvformer::engine {
 
 struct GatedDeltaNetWeights {
-  PackedMatrix in_proj_qkv;      // [conv_dim, hidden]: q (key heads), k (key heads), v (value heads)
-  PackedMatrix in_proj_z;        // [value_dim, hidden]
-  PackedMatrix in_proj_b;        // [value_heads, hidden]
-  PackedMatrix in_proj_a;        // [value_heads, hidden]
+  DenseMatrix in_proj_qkv;      // [conv_dim, hidden]: q (key heads), k (key heads), v (value heads)
+  DenseMatrix in_proj_z;        // [value_dim, hidden]
+  DenseMatrix in_proj_b;        // [value_heads, hidden]
+  DenseMatrix in_proj_a;        // [value_heads, hidden]
   std::vector<float> conv1d;     // [conv_dim][kernel]
   std::vector<float> dt_bias;    // [value_heads]
   std::vector<float> A_log;      // [value_heads]
   std::vector<float> norm;       // [value_head_dim], plain weight
-  PackedMatrix out_proj;         // [hidden, value_dim]
+  DenseMatrix out_proj;         // [hidden, value_dim]
 };
 
-// x: the input_layernorm output (hidden values); out: the mixer output (hidden values).
+// x: the input_layernorm output (hidden values); out: the mixer output (hidden values). The
+// projections' rows are split between the workers.
 void gated_delta_net_step(const Config& config, const GatedDeltaNetWeights& weights, GatedDeltaNetState& state,
-                          std::span<const float> x, std::span<float> out);
+                          std::span<const float> x, std::span<float> out, Workers& workers);
 
 // The causal depthwise convolution for one token, then SiLU, in place on `channels` (conv_dim):
 // u_c = Σ_{j=0..kernel-1} w[c][j]·in_j summed from +0 in order j = 0, 1, ..., where in_0..in_{kernel-2}

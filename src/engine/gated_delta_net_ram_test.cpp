@@ -44,18 +44,17 @@ Config ram_config() {
   return config;
 }
 
-PackedMatrix matrix_with(std::size_t rows, std::size_t cols, const std::vector<std::array<std::size_t, 2>>& at,
-                         float value) {
-  PackedMatrix matrix(rows, cols);
-  std::vector<float> row(cols);
-  for (std::size_t r = 0; r < rows; ++r) {
-    std::fill(row.begin(), row.end(), 0.0f);
-    for (const auto& [row_index, col] : at) {
-      if (row_index == r) row[col] = value;
-    }
-    matrix.set_row(r, row);
-  }
-  return matrix;
+// Row-major weights, all zero but `value` at the listed (row, column) entries.
+std::vector<float> weights_with(std::size_t rows, std::size_t cols, const std::vector<std::array<std::size_t, 2>>& at,
+                                float value) {
+  std::vector<float> weights(rows * cols, 0.0f);
+  for (const auto& [row, col] : at) weights[row * cols + col] = value;
+  return weights;
+}
+
+DenseMatrix matrix_with(std::size_t rows, std::size_t cols, const std::vector<std::array<std::size_t, 2>>& at,
+                        float value) {
+  return DenseMatrix(rows, cols, weights_with(rows, cols, at, value));
 }
 
 // Decay 1 via A_log = -inf, or via a zero in_proj_a row with dt_bias = -200 (docs §8.1).
@@ -70,17 +69,15 @@ GatedDeltaNetWeights ram_weights(bool decay_from_bias) {
     out.push_back({1 + i, i});
   }
   for (std::size_t h = 0; h < value_heads; ++h) b.push_back({h, constant_channel});
-  PackedMatrix qkv_matrix = matrix_with(2 * lanes + value_heads * lanes, hidden, qkv, P);
-  std::vector<float> row(hidden);
+  const std::size_t qkv_rows = 2 * lanes + value_heads * lanes;
+  std::vector<float> qkv_weights = weights_with(qkv_rows, hidden, qkv, P);
   for (std::size_t i = 0; i < value_heads * lanes; ++i) {  // v = V * value channel
-    qkv_matrix.copy_row(2 * lanes + i, row);
-    row[value_channels + i] = V;
-    qkv_matrix.set_row(2 * lanes + i, row);
+    qkv_weights[(2 * lanes + i) * hidden + value_channels + i] = V;
   }
-  std::vector<float> conv(qkv_matrix.rows() * 4, 0.0f);
-  for (std::size_t c = 0; c < qkv_matrix.rows(); ++c) conv[c * 4 + 3] = 1.0f;  // pass the current token
+  std::vector<float> conv(qkv_rows * 4, 0.0f);
+  for (std::size_t c = 0; c < qkv_rows; ++c) conv[c * 4 + 3] = 1.0f;  // pass the current token
   return {
-      .in_proj_qkv = std::move(qkv_matrix),
+      .in_proj_qkv = DenseMatrix(qkv_rows, hidden, std::move(qkv_weights)),
       .in_proj_z = matrix_with(value_heads * lanes, hidden, z, 32.0f),
       .in_proj_b = matrix_with(value_heads, hidden, b, 32.0f),
       .in_proj_a = matrix_with(value_heads, hidden, {}, 0.0f),
@@ -114,7 +111,7 @@ class GatedDeltaNetRam : public ::testing::TestWithParam<bool> {
     for (std::size_t h = 0; h < value_heads; ++h)
       for (std::size_t i = 0; i < lanes; ++i) x[value_channels + h * lanes + i] = values[h][i] ? 1.0f : 0.0f;
     std::vector<float> out(hidden);
-    gated_delta_net_step(config_, weights_, state_.gated_delta_net(0), x, out);
+    gated_delta_net_step(config_, weights_, state_.gated_delta_net(0), x, out, workers_);
     return std::vector<float>(out.begin() + 1, out.begin() + 1 + value_heads * lanes);
   }
 
@@ -134,6 +131,7 @@ class GatedDeltaNetRam : public ::testing::TestWithParam<bool> {
   Config config_ = ram_config();
   GatedDeltaNetWeights weights_ = ram_weights(GetParam());
   State state_{config_};
+  Workers workers_{1};
   std::uint32_t seed_ = 1;
 };
 

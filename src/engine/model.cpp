@@ -2,6 +2,7 @@
 #include "engine/model.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -12,33 +13,19 @@ namespace rvformer::engine {
 
 namespace {
 
-PackedMatrix load_matrix(const CheckpointTensor& tensor) {
-  const std::size_t rows = tensor.shape.front();
-  const std::size_t cols = rows == 0 ? 0 : tensor.element_count() / rows;
-  const std::size_t row_bytes = cols * dtype_size(tensor.dtype);
-  PackedMatrix matrix(rows, cols);
-  std::vector<float> panel(PackedMatrix::panel_rows * cols);
-  for (std::size_t first = 0; first < rows; first += PackedMatrix::panel_rows) {
-    const std::size_t count = std::min(PackedMatrix::panel_rows, rows - first);
-    const auto values = std::span(panel).first(count * cols);
-    decode_floats(tensor.dtype, tensor.bytes.subspan(first * row_bytes, count * row_bytes), values);
-    matrix.set_panel_rows(first, values);
-  }
-  return matrix;
-}
-
 // Looks tensors up by their name within one layer.
 class LayerTensors {
  public:
-  LayerTensors(const Checkpoint& checkpoint, std::size_t layer)
-      : checkpoint_(checkpoint), prefix_(fmt::format("layers.{}.", layer)) {}
-  PackedMatrix matrix(std::string_view name) const { return load_matrix(tensor(name)); }
+  LayerTensors(const Checkpoint& checkpoint, std::size_t layer, bool f32_in_place)
+      : checkpoint_(checkpoint), prefix_(fmt::format("layers.{}.", layer)), f32_in_place_(f32_in_place) {}
+  DenseMatrix matrix(std::string_view name) const { return DenseMatrix::load(tensor(name), f32_in_place_); }
   std::vector<float> vector(std::string_view name) const { return tensor(name).to_floats(); }
 
  private:
   const CheckpointTensor& tensor(std::string_view name) const { return checkpoint_.tensor(prefix_ + std::string(name)); }
   const Checkpoint& checkpoint_;
   std::string prefix_;
+  bool f32_in_place_;
 };
 
 GatedDeltaNetWeights load_gated_delta_net(const LayerTensors& tensors) {
@@ -70,26 +57,34 @@ void add_in_place(std::span<float> residual, std::span<const float> update) {
   for (std::size_t i = 0; i < residual.size(); ++i) residual[i] += update[i];
 }
 
-void mlp_step(const MlpWeights& weights, std::span<const float> x, std::span<float> out) {
+void mlp_step(const MlpWeights& weights, std::span<const float> x, std::span<float> out, Workers& workers) {
   std::vector<float> gate(weights.gate_proj.rows());
   std::vector<float> up(weights.up_proj.rows());
-  weights.gate_proj.multiply(x, gate);
-  weights.up_proj.multiply(x, up);
+  weights.gate_proj.multiply(x, gate, workers);
+  weights.up_proj.multiply(x, up, workers);
   for (std::size_t i = 0; i < gate.size(); ++i) gate[i] = silu(gate[i]) * up[i];
-  weights.down_proj.multiply(gate, out);
+  weights.down_proj.multiply(gate, out, workers);
 }
 
 }  // namespace
 
-Model Model::load(const std::filesystem::path& directory) { return Model(Checkpoint::open(directory)); }
+Model Model::load(const std::filesystem::path& directory, const ModelOptions& options) {
+  return Model(Checkpoint::open(directory), options);
+}
 
-Model::Model(const Checkpoint& checkpoint)
-    : config_(checkpoint.config()), shape_fingerprint_(config_.shape_fingerprint()) {
-  embed_tokens_ = load_matrix(checkpoint.tensor("embed_tokens.weight"));
-  norm_ = checkpoint.tensor("norm.weight").to_floats();
-  if (!config_.tie_word_embeddings) lm_head_ = load_matrix(checkpoint.tensor("lm_head.weight"));
+Model::Model(const Checkpoint& checkpoint, const ModelOptions& options)
+    : checkpoint_(checkpoint),
+      config_(checkpoint.config()),
+      shape_fingerprint_(config_.shape_fingerprint()),
+      workers_(std::make_unique<Workers>(options.threads == 0 ? Workers::available_cores() : options.threads,
+                                         options.min_parallel_work)) {
+  embed_tokens_ = DenseMatrix::load(checkpoint_.tensor("embed_tokens.weight"), options.f32_in_place);
+  norm_ = checkpoint_.tensor("norm.weight").to_floats();
+  if (!config_.tie_word_embeddings) {
+    lm_head_ = DenseMatrix::load(checkpoint_.tensor("lm_head.weight"), options.f32_in_place);
+  }
   for (std::size_t layer = 0; layer < config_.num_hidden_layers; ++layer) {
-    const LayerTensors tensors(checkpoint, layer);
+    const LayerTensors tensors(checkpoint_, layer, options.f32_in_place);
     DecoderLayerWeights weights{
         .input_layernorm = tensors.vector("input_layernorm.weight"),
         .post_attention_layernorm = tensors.vector("post_attention_layernorm.weight"),
@@ -107,15 +102,18 @@ Model::Model(const Checkpoint& checkpoint)
   rope_inverse_frequencies_ = rope_inverse_frequencies(config_.rotary_dim(), config_.rope_theta);
 }
 
-void Model::check_input(const State& state, TokenId token) const {
+void Model::check_input(const State& state, TokenId token, std::size_t layer_count) const {
   if (token >= config_.vocab_size) fail("token id {} is out of range (vocab_size {})", token, config_.vocab_size);
+  if (layer_count < 1 || layer_count > config_.num_hidden_layers) {
+    fail("layer count {} is out of range (1 to {})", layer_count, config_.num_hidden_layers);
+  }
   if (state.shape_fingerprint() != shape_fingerprint_) {
     fail("the state belongs to a model of another shape ({})", state.config().shape_description());
   }
 }
 
-std::vector<float> Model::final_hidden(State& state, TokenId token) const {
-  check_input(state, token);
+std::vector<float> Model::final_hidden(State& state, TokenId token, std::size_t layer_count) const {
+  check_input(state, token, layer_count);
   const std::size_t hidden_size = config_.hidden_size;
   const float eps = static_cast<float>(config_.rms_norm_eps);
   std::vector<float> hidden(hidden_size);
@@ -123,49 +121,69 @@ std::vector<float> Model::final_hidden(State& state, TokenId token) const {
   std::vector<float> update(hidden_size);
   embed_tokens_.copy_row(token, hidden);
 
+  // The RoPE table of the position `rope_position` (each attention layer counts its own tokens).
   std::vector<float> cos(rope_inverse_frequencies_.size());
   std::vector<float> sin(rope_inverse_frequencies_.size());
-  rope_cos_sin(rope_inverse_frequencies_, state.position(), cos, sin);
+  std::optional<std::size_t> rope_position;
 
-  for (std::size_t layer = 0; layer < layers_.size(); ++layer) {
+  Workers& workers = *workers_;
+  for (std::size_t layer = 0; layer < layer_count; ++layer) {
     const DecoderLayerWeights& weights = layers_[layer];
     rms_norm_zero_centred(hidden, weights.input_layernorm, eps, normed);
     if (const auto* gdn = std::get_if<GatedDeltaNetWeights>(&weights.mixer)) {
-      gated_delta_net_step(config_, *gdn, state.gated_delta_net(layer), normed, update);
+      gated_delta_net_step(config_, *gdn, state.gated_delta_net(layer), normed, update, workers);
     } else {
+      if (rope_position != state.layer_position(layer)) {
+        rope_position = state.layer_position(layer);
+        rope_cos_sin(rope_inverse_frequencies_, *rope_position, cos, sin);
+      }
       attention_step(config_, std::get<AttentionWeights>(weights.mixer), state.attention(layer), cos, sin, normed,
-                     update);
+                     update, workers);
     }
     add_in_place(hidden, update);
     if (observer_) observer_(layer, false, hidden);
     rms_norm_zero_centred(hidden, weights.post_attention_layernorm, eps, normed);
-    mlp_step(weights.mlp, normed, update);
+    mlp_step(weights.mlp, normed, update, workers);
     add_in_place(hidden, update);
     if (observer_) observer_(layer, true, hidden);
   }
-  state.advance();
+  state.advance(layer_count);
   rms_norm_zero_centred(hidden, norm_, eps, normed);
   return normed;
 }
 
 std::vector<float> Model::logits(std::span<const float> hidden) const {
-  const PackedMatrix& head = config_.tie_word_embeddings ? embed_tokens_ : lm_head_;
+  const DenseMatrix& head = config_.tie_word_embeddings ? embed_tokens_ : lm_head_;
   std::vector<float> result(config_.vocab_size);
-  head.multiply(hidden, result);
+  head.multiply(hidden, result, *workers_);
   return result;
 }
 
-std::vector<float> Model::decode(State& state, TokenId token) const { return logits(final_hidden(state, token)); }
+std::vector<float> Model::decode(State& state, TokenId token) const {
+  return decode(state, token, config_.num_hidden_layers);
+}
+
+std::vector<float> Model::decode(State& state, TokenId token, std::size_t layer_count) const {
+  return logits(final_hidden(state, token, layer_count));
+}
 
 TokenId Model::decode_argmax(State& state, TokenId token) const {
-  return static_cast<TokenId>(argmax(decode(state, token)));
+  return decode_argmax(state, token, config_.num_hidden_layers);
+}
+
+TokenId Model::decode_argmax(State& state, TokenId token, std::size_t layer_count) const {
+  return static_cast<TokenId>(argmax(decode(state, token, layer_count)));
 }
 
 std::vector<float> Model::prefill(State& state, std::span<const TokenId> tokens) const {
+  return prefill(state, tokens, config_.num_hidden_layers);
+}
+
+std::vector<float> Model::prefill(State& state, std::span<const TokenId> tokens, std::size_t layer_count) const {
   if (tokens.empty()) fail("prefill needs at least one token");
-  for (TokenId token : tokens) check_input(state, token);  // before the state changes
-  for (std::size_t i = 0; i + 1 < tokens.size(); ++i) final_hidden(state, tokens[i]);
-  return decode(state, tokens.back());
+  for (TokenId token : tokens) check_input(state, token, layer_count);  // before the state changes
+  for (std::size_t i = 0; i + 1 < tokens.size(); ++i) final_hidden(state, tokens[i], layer_count);
+  return decode(state, tokens.back(), layer_count);
 }
 
 }  // namespace rvformer::engine

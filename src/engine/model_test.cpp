@@ -1,7 +1,8 @@
 // engine/model_test.cpp — the decode API on a random tiny Qwen3.5-shaped model (linear×3 + full):
 // prefill equals token-by-token decode bit for bit, save/load/resume equals an uninterrupted run,
-// runs are deterministic, BF16 checkpoints equal F32 ones holding the same values, bad input is
-// rejected before the state changes.
+// runs are deterministic, BF16 checkpoints equal F32 ones holding the same values, one, two and
+// three threads give the same logits and States after every step, bad input is rejected before the
+// state changes.
 #include "engine/model.h"
 
 #include <bit>
@@ -9,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/bitwise_comparison.h"
 #include "engine/ops.h"
 #include "engine/random_model.h"
 #include "support/error.h"
@@ -142,6 +144,48 @@ TEST(ModelDtypes, Bf16AndF16CheckpointsEqualF32CheckpointsOfTheSameValues) {
     State b = wide.new_state();
     expect_bit_equal(narrow.prefill(a, prompt), wide.prefill(b, prompt));
   }
+}
+
+// Every product split between threads (no size threshold), columns and rows that do not fill the
+// kernels' 8×8 blocks (hidden 36, vocab 101), F32 weights packed into panels (the default) and read
+// in place, BF16 weights read in place holding the same values.
+TEST(ModelThreads, ThreadCountsAndStoragesGiveIdenticalLogitsAndStates) {
+  Config config = tiny_test_config();
+  config.hidden_size = 36;
+  auto tensors = random_model_tensors(config, 13);
+  for (auto& tensor : tensors) {
+    for (float& value : tensor.values) value = bf16_to_float(float_to_bf16(value));
+  }
+  const fs::path f32 = fs::path(::testing::TempDir()) / "model_threads_f32";
+  const fs::path bf16 = fs::path(::testing::TempDir()) / "model_threads_bf16";
+  write_checkpoint(f32, config, tensors_to_write(tensors, DType::F32));
+  write_checkpoint(bf16, config, tensors_to_write(tensors, DType::BF16));
+  struct Variant {
+    fs::path directory;
+    std::size_t threads;
+    bool f32_in_place;
+  };
+  std::vector<Model> models;
+  for (const Variant& variant : {Variant{f32, 1, false}, Variant{f32, 2, false}, Variant{f32, 3, false},
+                                 Variant{f32, 1, true}, Variant{f32, 2, true}, Variant{bf16, 1, false},
+                                 Variant{bf16, 2, false}}) {
+    models.push_back(Model::load(variant.directory, {.threads = variant.threads, .min_parallel_work = 0,
+                                                     .f32_in_place = variant.f32_in_place}));
+    EXPECT_EQ(models.back().threads(), variant.threads);
+  }
+  std::vector<State> states;
+  for (const Model& model : models) states.push_back(model.new_state());
+  for (std::size_t step = 0; step < 2 * prompt.size(); ++step) {
+    const TokenId token = prompt[step % prompt.size()];
+    const auto expected = models[0].decode(states[0], token);
+    for (std::size_t m = 1; m < models.size(); ++m) {
+      const auto difference = first_difference(models[m].decode(states[m], token), expected);
+      ASSERT_FALSE(difference) << "model " << m << " step " << step << ": " << *difference;
+      const auto state_difference = first_difference(states[m], states[0]);
+      ASSERT_FALSE(state_difference) << "model " << m << " step " << step << ": " << *state_difference;
+    }
+  }
+  EXPECT_EQ(Model::load(f32).threads(), Workers::available_cores());
 }
 
 TEST(ModelShapes, TiedFullAttentionFirstModelRuns) {

@@ -11,7 +11,6 @@
 #include <gtest/gtest.h>
 
 #include "engine/gated_delta_net.h"
-#include "engine/packed_matrix.h"
 
 namespace rvformer::engine {
 namespace {
@@ -243,39 +242,6 @@ TEST(Argmax, TiesGoToTheLowestIndexAndNanWins) {
   EXPECT_EQ(argmax(std::vector<float>{-0.0f, 0.0f}), 0u);
   EXPECT_EQ(argmax(std::vector<float>{1.0f, NAN, 5.0f, NAN}), 1u);
   EXPECT_EQ(argmax(std::vector<float>{-INFINITY, -INFINITY}), 0u);
-}
-
-TEST(PackedMatrix, MultiplyMatchesSequentialDotProducts) {
-  for (std::size_t rows : {1u, 7u, 8u, 9u, 19u}) {
-    const std::size_t cols = 13;
-    const auto w = random_values(rows * cols, static_cast<std::uint32_t>(rows), 1.0f);
-    const auto x = random_values(cols, 99, 2.0f);
-    PackedMatrix matrix(rows, cols);
-    for (std::size_t r = 0; r < rows; ++r) matrix.set_row(r, std::span(w).subspan(r * cols, cols));
-    std::vector<float> expected(rows);
-    for (std::size_t r = 0; r < rows; ++r) {
-      float sum = 0.0f;
-      for (std::size_t k = 0; k < cols; ++k) sum = sum + w[r * cols + k] * x[k];
-      expected[r] = sum;
-    }
-    std::vector<float> actual(rows);
-    matrix.multiply(x, actual);
-    expect_bit_equal(actual, expected);
-    std::vector<float> row(cols);
-    matrix.copy_row(rows - 1, row);
-    expect_bit_equal(row, std::vector<float>(w.end() - static_cast<std::ptrdiff_t>(cols), w.end()));
-  }
-}
-
-TEST(PackedMatrix, SkippingZeroProductsCannotChangeTheResult) {
-  // The +0 start makes the reference order sparse-safe: an all-cancelling or all-zero row is +0.
-  PackedMatrix matrix(2, 3);
-  matrix.set_row(0, std::vector<float>{-0.0f, -0.0f, -0.0f});
-  matrix.set_row(1, std::vector<float>{1.0f, -1.0f, 0.0f});
-  std::vector<float> y(2);
-  matrix.multiply(std::vector<float>{1.0f, 1.0f, 1.0f}, y);
-  EXPECT_EQ(bits(y[0]), 0u);
-  EXPECT_EQ(bits(y[1]), 0u);
 }
 
 TEST(CausalConv, MatchesPlainConvolutionOverHistory) {

@@ -19,11 +19,6 @@ PackedMatrix::PackedMatrix(std::size_t rows, std::size_t cols) : rows_(rows), co
   if (end > start) ::madvise(reinterpret_cast<void*>(start), end - start, MADV_HUGEPAGE);
 }
 
-void PackedMatrix::set_row(std::size_t row, std::span<const float> values) {
-  float* panel = panels_.get() + (row / panel_rows) * panel_rows * cols_ + row % panel_rows;
-  for (std::size_t col = 0; col < cols_; ++col) panel[col * panel_rows] = values[col];
-}
-
 void PackedMatrix::set_panel_rows(std::size_t first_row, std::span<const float> values) {
   float* panel = panels_.get() + first_row * cols_;
   const std::size_t count = values.size() / cols_;
@@ -64,22 +59,24 @@ template <std::size_t count>
 #if defined(__x86_64__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-void PackedMatrix::multiply(std::span<const float> x, std::span<float> y) const {
+void PackedMatrix::multiply_rows(std::span<const float> x, std::span<float> y, std::size_t first,
+                                 std::size_t end) const {
   constexpr std::size_t group = 4;
-  const std::size_t panels = (rows_ + panel_rows - 1) / panel_rows;
+  const std::size_t panels = (end + panel_rows - 1) / panel_rows;
   Lanes sums[group];
-  for (std::size_t first = 0; first < panels;) {
-    const float* panel = panels_.get() + first * panel_rows * cols_;
-    const std::size_t count = panels - first >= group ? group : 1;
+  for (std::size_t next = first / panel_rows; next < panels;) {
+    const float* panel = panels_.get() + next * panel_rows * cols_;
+    const std::size_t count = panels - next >= group ? group : 1;
     if (count == group) {
       multiply_panels<group>(panel, cols_, x, sums);
     } else {
       multiply_panels<1>(panel, cols_, x, sums);
     }
-    for (std::size_t p = 0; p < count; ++p, ++first) {
-      const std::size_t row = first * panel_rows;
-      const std::size_t valid = std::min(panel_rows, rows_ - row);
-      std::memcpy(y.data() + row, &sums[p], valid * sizeof(float));
+    for (std::size_t p = 0; p < count; ++p, ++next) {
+      float lanes[panel_rows];
+      std::memcpy(lanes, &sums[p], sizeof lanes);
+      const std::size_t row = next * panel_rows;
+      for (std::size_t r = std::max(row, first); r < std::min(row + panel_rows, end); ++r) y[r] = lanes[r - row];
     }
   }
 }

@@ -20,9 +20,10 @@ struct OwnedTensor {
   std::vector<float> values;
 };
 
-// Every tensor of checkpoint_tensor_specs(config), filled with values of a plausible scale
-// (linear weights ~U(-1,1)/sqrt(fan_in), zero-centred norms near 0, the gated norm near 1,
-// A_log = log U(1,16)). Each tensor depends only on the seed and its name.
+// Every tensor of checkpoint_tensor_specs(config), filled by random_tensor_values
+// (synthetic_checkpoint.h: linear weights ~U(-1,1)/sqrt(fan_in), zero-centred norms near 0, the
+// gated norm near 1, A_log = log U(1,16)). Each tensor depends only on the seed and its name, and
+// equals the text tensor of that name in a synthetic checkpoint of the same seed.
 std::vector<OwnedTensor> random_model_tensors(const Config& config, std::uint64_t seed);
 
 // Views of `tensors` to store as `dtype`.

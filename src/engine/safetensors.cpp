@@ -161,12 +161,18 @@ std::span<const std::uint8_t> SafetensorsFile::tensor_bytes(const TensorRecord& 
   return file_->bytes().subspan(header_.data_start + record.begin, record.end - record.begin);
 }
 
-void write_safetensors(const std::filesystem::path& path, std::span<const TensorToWrite> tensors,
-                       const std::map<std::string, std::string>& metadata) {
+std::size_t TensorLayout::element_count() const {
+  std::size_t count = 1;
+  for (std::size_t extent : shape) count *= extent;
+  return count;
+}
+
+void write_safetensors(const std::filesystem::path& path, std::span<const TensorLayout> tensors,
+                       const TensorBytes& bytes, const std::map<std::string, std::string>& metadata) {
   nlohmann::ordered_json header = nlohmann::ordered_json::object();
   if (!metadata.empty()) header["__metadata__"] = metadata;
   std::size_t offset = 0;
-  for (const TensorToWrite& tensor : tensors) {
+  for (const TensorLayout& tensor : tensors) {
     if (tensor.name.empty() || tensor.name == "__metadata__" || header.contains(tensor.name)) {
       fail("{}: cannot write tensor '{}': the name is empty, reserved or repeated", path.string(), tensor.name);
     }
@@ -174,15 +180,9 @@ void write_safetensors(const std::filesystem::path& path, std::span<const Tensor
       fail("{}: cannot write tensor '{}' as {}: only F32, BF16 and F16 are supported", path.string(), tensor.name,
            dtype_name(tensor.dtype));
     }
-    std::size_t elements = 1;
-    for (std::size_t extent : tensor.shape) elements *= extent;
-    if (elements != tensor.values.size()) {
-      fail("{}: cannot write tensor '{}': its shape holds {} elements but {} values were given", path.string(),
-           tensor.name, elements, tensor.values.size());
-    }
-    const std::size_t bytes = elements * dtype_size(tensor.dtype);
-    header[tensor.name] = {{"dtype", dtype_name(tensor.dtype)}, {"shape", tensor.shape}, {"data_offsets", {offset, offset + bytes}}};
-    offset += bytes;
+    const std::size_t size = tensor.byte_size();
+    header[tensor.name] = {{"dtype", dtype_name(tensor.dtype)}, {"shape", tensor.shape}, {"data_offsets", {offset, offset + size}}};
+    offset += size;
   }
   std::string text = header.dump();
   text.resize((text.size() + 7) / 8 * 8, ' ');  // keeps the data region 8-byte aligned
@@ -191,17 +191,35 @@ void write_safetensors(const std::filesystem::path& path, std::span<const Tensor
   AtomicFileWriter writer(path);
   writer.write(std::span(reinterpret_cast<const std::uint8_t*>(&header_size), sizeof header_size));
   writer.write(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
-  constexpr std::size_t chunk = std::size_t{1} << 20;
-  std::vector<std::uint8_t> encoded;
-  for (const TensorToWrite& tensor : tensors) {
-    for (std::size_t start = 0; start < tensor.values.size(); start += chunk) {
-      const auto values = tensor.values.subspan(start, std::min(chunk, tensor.values.size() - start));
-      encoded.resize(values.size() * dtype_size(tensor.dtype));
-      encode_floats(tensor.dtype, values, encoded);
-      writer.write(encoded);
+  constexpr std::size_t chunk = std::size_t{4} << 20;
+  std::vector<std::uint8_t> buffer;
+  for (std::size_t index = 0; index < tensors.size(); ++index) {
+    const std::size_t size = tensors[index].byte_size();
+    for (std::size_t start = 0; start < size; start += chunk) {
+      buffer.resize(std::min(chunk, size - start));
+      bytes(index, start, buffer);
+      writer.write(buffer);
     }
   }
   writer.commit();
+}
+
+void write_safetensors(const std::filesystem::path& path, std::span<const TensorToWrite> tensors,
+                       const std::map<std::string, std::string>& metadata) {
+  std::vector<TensorLayout> layouts;
+  for (const TensorToWrite& tensor : tensors) {
+    layouts.push_back({tensor.name, tensor.dtype, tensor.shape});
+    if (is_weight_dtype(tensor.dtype) && layouts.back().element_count() != tensor.values.size()) {
+      fail("{}: cannot write tensor '{}': its shape holds {} elements but {} values were given", path.string(),
+           tensor.name, layouts.back().element_count(), tensor.values.size());
+    }
+  }
+  const auto encode = [&](std::size_t index, std::size_t offset, std::span<std::uint8_t> bytes) {
+    const TensorToWrite& tensor = tensors[index];
+    const std::size_t element = dtype_size(tensor.dtype);
+    encode_floats(tensor.dtype, tensor.values.subspan(offset / element, bytes.size() / element), bytes);
+  };
+  write_safetensors(path, layouts, encode, metadata);
 }
 
 }  // namespace rvformer::engine

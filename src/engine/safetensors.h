@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -70,5 +71,24 @@ struct TensorToWrite {
 // Writes a safetensors file atomically, tensors in the given order. Throws rvformer::Error.
 void write_safetensors(const std::filesystem::path& path, std::span<const TensorToWrite> tensors,
                        const std::map<std::string, std::string>& metadata = {});
+
+// One tensor to write whose bytes are produced while the file is written (so that no tensor needs
+// to be in memory whole): name, dtype (F32, BF16 or F16) and shape.
+struct TensorLayout {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<std::size_t> shape;
+
+  std::size_t element_count() const;
+  std::size_t byte_size() const { return element_count() * dtype_size(dtype); }
+};
+
+// Fills `bytes` with tensor `tensor`'s little-endian data from byte `offset` of that tensor on. It is
+// called tensor by tensor in file order, with consecutive chunks of at most 4 MiB.
+using TensorBytes = std::function<void(std::size_t tensor, std::size_t offset, std::span<std::uint8_t> bytes)>;
+
+// Writes a safetensors file atomically, streaming each tensor's bytes from `bytes`.
+void write_safetensors(const std::filesystem::path& path, std::span<const TensorLayout> tensors,
+                       const TensorBytes& bytes, const std::map<std::string, std::string>& metadata = {});
 
 }  // namespace rvformer::engine

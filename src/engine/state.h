@@ -1,6 +1,14 @@
 // engine/state.h — everything a Qwen3.5 model carries from one token to the next: per Gated DeltaNet
 // layer its convolution window and fp32 recurrent state, per full-attention layer its KV cache, and
-// the position. Saved to and loaded from versioned, checksummed state files.
+// per layer the number of tokens it has seen. Saved to and loaded from versioned, checksummed state
+// files.
+//
+// Positions are per layer because a token may run through a prefix of the layers only (Model's
+// layer_count): a layer sees only the tokens that pass through it, so an attention layer's KV cache
+// and its RoPE positions count those tokens alone (the next token's position in a layer is the number
+// of tokens the layer has seen), and a GDN layer's window holds its own last inputs. Since every run
+// starts at layer 0, the counts never increase with the layer index and layer 0's is the number of
+// tokens fed.
 #pragma once
 
 #include <cstddef>
@@ -53,8 +61,13 @@ class State : public RecurrentStateView {
 
   const Config& config() const { return config_; }
   std::uint64_t shape_fingerprint() const { return shape_fingerprint_; }
-  std::size_t position() const { return position_; }
-  void advance() { ++position_; }
+  // The tokens fed to the model (through any layer range): layer 0's count.
+  std::size_t position() const { return positions_.front(); }
+  // The tokens layer `layer` has seen: for an attention layer, the RoPE position of its next token.
+  std::size_t layer_position(std::size_t layer) const { return positions_.at(layer); }
+  // One more token seen by layers [0, layer_count) (all layers without an argument).
+  void advance(std::size_t layer_count);
+  void advance() { advance(positions_.size()); }
 
   // Throw rvformer::Error when `layer` is not of that type.
   const GatedDeltaNetState& gated_delta_net(std::size_t layer) const;
@@ -65,7 +78,7 @@ class State : public RecurrentStateView {
   std::span<const float> recurrent_head(std::size_t layer, std::size_t value_head) const override;
 
   // The state file image: header (magic, version, model shape fingerprint, position, payload size,
-  // CRC-32) and payload (each layer's floats in order).
+  // CRC-32) and payload (each layer's token count, then each layer's floats in order).
   std::vector<std::uint8_t> serialize() const;
   // Parses a state file image for this model shape. Throws rvformer::Error naming `source`.
   static State deserialize(const Config& config, std::span<const std::uint8_t> bytes, std::string_view source);
@@ -76,7 +89,7 @@ class State : public RecurrentStateView {
   void load(const std::filesystem::path& path);
 
   bool operator==(const State& other) const {
-    return position_ == other.position_ && layers_ == other.layers_;
+    return positions_ == other.positions_ && layers_ == other.layers_;
   }
 
  private:
@@ -85,7 +98,7 @@ class State : public RecurrentStateView {
 
   Config config_;
   std::uint64_t shape_fingerprint_ = 0;
-  std::size_t position_ = 0;
+  std::vector<std::size_t> positions_;  // per layer
   std::vector<std::variant<GatedDeltaNetState, AttentionCache>> layers_;
 };
 

@@ -108,8 +108,8 @@ TEST_F(StateFileTest, ForeignFilesAndVersionsAreRejected) {
   foreign[0] = 'X';
   EXPECT_NE(load_error(foreign).find("not an rvformer state file"), std::string::npos);
   auto future = good_;
-  future[8] = 2;
-  EXPECT_NE(load_error(future).find("version 2 is not supported"), std::string::npos);
+  future[8] = 3;
+  EXPECT_NE(load_error(future).find("version 3 is not supported"), std::string::npos);
   EXPECT_NE(load_error({}).find("truncated"), std::string::npos);
 }
 
@@ -121,15 +121,20 @@ TEST_F(StateFileTest, StateOfAnotherModelShapeIsRejected) {
 }
 
 TEST_F(StateFileTest, InconsistentPositionIsRejectedEvenWithAValidChecksum) {
-  auto bytes = good_;
-  const std::uint64_t position = 3;
-  std::memcpy(bytes.data() + 24, &position, 8);
-  refresh_checksum(bytes);
-  EXPECT_NE(load_error(bytes).find("does not match position 3"), std::string::npos);
+  const auto with_position = [&](std::uint64_t position, bool layers_too) {
+    auto bytes = good_;
+    std::memcpy(bytes.data() + 24, &position, 8);
+    for (std::size_t layer = 0; layers_too && layer < config_.num_hidden_layers; ++layer) {
+      std::memcpy(bytes.data() + 40 + 8 * layer, &position, 8);
+    }
+    refresh_checksum(bytes);
+    return bytes;
+  };
+  EXPECT_NE(load_error(with_position(3, false)).find("layer 0 has seen 2 tokens but the position is 3"),
+            std::string::npos);
+  EXPECT_NE(load_error(with_position(3, true)).find("does not match position 3"), std::string::npos);
   const std::uint64_t huge = ~std::uint64_t{0} / 2;
-  std::memcpy(bytes.data() + 24, &huge, 8);
-  refresh_checksum(bytes);
-  EXPECT_NE(load_error(bytes).find("does not match position"), std::string::npos);
+  EXPECT_NE(load_error(with_position(huge, true)).find("does not match position"), std::string::npos);
 }
 
 TEST_F(StateFileTest, MissingFileIsAClearError) {

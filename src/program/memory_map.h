@@ -36,10 +36,6 @@ struct MemoryMap {
   ExitConvention exit_convention;
   // A word load (lw) takes the next byte of console input (0-255), or -1 at its end; 0: no input.
   std::uint32_t input_address = 0;
-
-  // crt0 starts the stack 16 bytes below the end of RAM: 16-byte aligned as the ABI requires,
-  // and inside 32 bits when RAM ends at 2^32.
-  constexpr std::uint32_t initial_stack_pointer() const { return ram.base + ram.size - 16; }
 };
 
 // QEMU virt: RAM from 0x80000000, NS16550 UART transmit register at 0x10000000, sifive_test

@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "support/error.h"
+#include "support/file.h"
 #include "toolchain/process.h"
 #include "toolchain/source_tree.h"
 
@@ -20,7 +21,7 @@ std::string hex(std::uint32_t value) { return fmt::format("0x{:x}", value); }
 
 std::string find_compiler() {
   std::optional<std::filesystem::path> compiler = find_executable(kCompiler);
-  if (!compiler) fail("the RISC-V cross compiler {} is not installed; {}", kCompiler, kInstallHint);
+  if (!compiler) fail_build("the RISC-V cross compiler {} is not installed; {}", kCompiler, kInstallHint);
   return compiler->string();
 }
 
@@ -29,7 +30,7 @@ void check_picolibc(const std::string& compiler) {
                                      {.capture_output = true, .timeout = std::nullopt});
   std::string specs = result.standard_output.substr(0, result.standard_output.find('\n'));
   if (result.exit_status != 0 || !std::filesystem::path(specs).is_absolute()) {
-    fail("picolibc for RISC-V is not installed; {}", kInstallHint);
+    fail_build("picolibc for RISC-V is not installed; {}", kInstallHint);
   }
 }
 
@@ -37,7 +38,7 @@ void run_step(const std::vector<std::string>& command, bool verbose, const std::
   if (verbose) fmt::print(stderr, "{}\n", fmt::join(command, " "));
   ProcessResult result = run_process(command);
   if (result.exit_status != 0) {
-    fail("{} failed ({} exited with status {})", what, kCompiler, result.exit_status);
+    fail_build("{} failed ({} exited with status {})", what, kCompiler, result.exit_status);
   }
 }
 
@@ -67,17 +68,28 @@ std::string region_symbols(const program::MemoryMap& map) {
 
 }  // namespace
 
+bool is_source(const std::filesystem::path& path) {
+  const std::filesystem::path extension = path.extension();
+  return extension == ".c" || extension == ".s" || extension == ".S";
+}
+
 void compile_program(const CompileOptions& options) {
   if (options.sources.empty()) fail("no source files to compile");
   if (options.optimization_level < 0 || options.optimization_level > 3) {
     fail("optimisation level {} is not 0-3", options.optimization_level);
   }
   for (const std::filesystem::path& source : options.sources) {
-    if (!std::filesystem::is_regular_file(source)) fail("{}: no such file", source.string());
+    check_input_file(source);
+    if (!is_source(source)) fail("{}: not a C or assembly source (.c, .s or .S)", source.string());
+    // The linker would replace the source (or, failing, delete it): the same file, through a link too.
+    std::error_code error;
+    if (std::filesystem::equivalent(options.output, source, error))
+      fail("the output {} is the source {}; refusing to overwrite it", options.output.string(), source.string());
   }
+  check_output_file(options.output);
   std::filesystem::path runtime = runtime_directory();
   if (!std::filesystem::is_regular_file(runtime / "link.ld")) {
-    fail("the program runtime is missing ({} has no link.ld); set RVFORMER_SOURCE_DIR to the "
+    fail_build("the program runtime is missing ({} has no link.ld); set RVFORMER_SOURCE_DIR to the "
          "rvformer source tree", runtime.string());
   }
   std::string compiler = find_compiler();
@@ -104,10 +116,14 @@ void compile_program(const CompileOptions& options) {
   };
   compile(runtime / "crt0.S", {});
   compile(runtime / "console.c", mmio_definitions(options.map));
+  compile(runtime / "system.c", {});
   for (const std::filesystem::path& source : options.sources) compile(source, {});
 
   link.insert(link.end(), {"-o", options.output.string()});
-  run_step(link, options.verbose, "linking " + options.output.string());
+  // Named by its sources: `run` links into a temporary file the user never sees.
+  std::vector<std::string> sources;
+  for (const std::filesystem::path& source : options.sources) sources.push_back(source.string());
+  run_step(link, options.verbose, fmt::format("linking {}", fmt::join(sources, " ")));
 }
 
 }  // namespace rvformer::toolchain

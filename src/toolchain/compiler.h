@@ -18,8 +18,11 @@ struct CompileOptions {
   bool verbose = false;  // print each command before running it
 };
 
-// Throws rvformer::Error when the toolchain is missing or a step fails (the compiler's own
-// diagnostics have gone to stderr by then).
+// A file `rvformer cc` compiles: C (.c) or assembly (.s, or .S through the preprocessor).
+bool is_source(const std::filesystem::path& path);
+
+// Throws rvformer::BuildError when the toolchain is missing or a step fails (the compiler's own
+// diagnostics have gone to stderr by then), rvformer::Error for bad options or sources.
 void compile_program(const CompileOptions& options);
 
 }  // namespace rvformer::toolchain

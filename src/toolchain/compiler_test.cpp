@@ -8,7 +8,10 @@
 #include <cstdlib>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "emulator/emulator.h"
+#include "isa/instruction_set.h"
 #include "program/elf_loader.h"
 #include "support/error.h"
 #include "toolchain/process.h"
@@ -52,17 +55,19 @@ std::string compile_error(const CompileOptions& options) {
   return "(compiled)";
 }
 
-TEST(Compiler, RuntimeSetsUpTheMachineOnBothMaps) {
-  const std::string expected =
-      "initialised: 1234 \"data copied from read-only data\"\n"
-      "zeroed: 0 non-zero of 1000\n"
-      "thread-local: 77 0\n"
-      "errno after overflow: ERANGE\n"
-      "constructor ran: 1\n"
-      "stack 16-byte aligned: 1\n"
-      "malloc 16000: ok, malloc 32000: NULL\n"
-      "atexit handler ran\n";
+TEST(Compiler, RuntimeSetsUpTheMachineOnEveryMap) {
   for (const program::MemoryMap& map : program::kMemoryMaps) {
+    // The heap is what RAM leaves beside the data and the stack: 48,000 bytes fit only in 128 KB.
+    const std::string expected = fmt::format(
+        "initialised: 1234 \"data copied from read-only data\"\n"
+        "zeroed: 0 non-zero of 1000\n"
+        "thread-local: 77 0\n"
+        "errno after overflow: ERANGE\n"
+        "constructor ran: 1\n"
+        "stack 16-byte aligned: 1\n"
+        "malloc 16000: ok, malloc 32000: {}\n"
+        "atexit handler ran\n",
+        map.ram.size >= 128 * 1024 ? "ok" : "NULL");
     Outcome outcome = run(load_program(kTestdata / "runtime_features.c", map));
     EXPECT_EQ(outcome.console, expected) << map.name;
     EXPECT_EQ(outcome.result.reason, emulator::StopReason::kExited) << map.name;
@@ -102,7 +107,7 @@ TEST(Compiler, LinksSeveralSourcesAndUsesZba) {
   for (std::size_t at = 0; at + 4 <= image.code.size(); at += 4) {
     std::uint32_t word = image.code[at] | image.code[at + 1] << 8 | image.code[at + 2] << 16 |
                          static_cast<std::uint32_t>(image.code[at + 3]) << 24;
-    zba += emulator::decode(word).op == emulator::Op::kSh2add;
+    zba += isa::decode(word).op == isa::Op::kSh2add;
   }
   EXPECT_GT(zba, 0) << "array indexing compiled for rv32im_zba uses sh2add";
 }

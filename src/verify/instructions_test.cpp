@@ -9,14 +9,14 @@
 #include "driver/compiled_machine.h"
 #include "driver/model_machine.h"
 #include "emulator/differential.h"
-#include "emulator/instruction_set.h"
+#include "isa/instruction_set.h"
 #include "verify/lockstep.h"
 
 namespace rvformer::verify {
 namespace {
 
-using emulator::Format;
-using emulator::Op;
+using isa::Format;
+using isa::Op;
 using program::kRvformerMap;
 
 constexpr std::uint8_t kRa = 1, kT0 = 5, kT1 = 6, kT2 = 7, kT3 = 28;
@@ -27,11 +27,11 @@ const std::uint32_t kEdgeValues[] = {0, 1, 0xFFFFFFFF, 0x80000000, 0x7FFFFFFF, 7
 class Assembler {
  public:
   Assembler& add(Op op, std::uint8_t rd, std::uint8_t rs1, std::uint8_t rs2, std::int32_t imm) {
-    words_.push_back(emulator::encode({.op = op, .rd = rd, .rs1 = rs1, .rs2 = rs2, .imm = imm}));
+    words_.push_back(isa::encode({.op = op, .rd = rd, .rs1 = rs1, .rs2 = rs2, .imm = imm}));
     return *this;
   }
   Assembler& li(std::uint8_t rd, std::uint32_t value) {
-    for (std::uint32_t word : emulator::load_immediate(rd, value)) words_.push_back(word);
+    for (std::uint32_t word : isa::load_immediate(rd, value)) words_.push_back(word);
     return *this;
   }
   program::ProgramImage exit_and_link() {
@@ -116,7 +116,7 @@ void upper_immediates(Assembler& a, Op op) {
     a.add(op, kT2, 0, 0, static_cast<std::int32_t>(value));
 }
 
-program::ProgramImage program_for(const emulator::OpInfo& info) {
+program::ProgramImage program_for(const isa::OpInfo& info) {
   Assembler a;
   switch (info.format) {
     case Format::kR: register_register(a, info.op); break;
@@ -140,7 +140,7 @@ TEST(Instructions, EveryInstructionRunsInLockstepInsideTheWeights) {
   auto checkpoint = driver::machine_checkpoint(*machine, std::nullopt, [](const std::string&) {});
   auto bank_heads = driver::read_machine_info(checkpoint).bank_heads;
   engine::FastModel model = engine::FastModel::load(checkpoint);
-  for (const emulator::OpInfo& info : emulator::instruction_table()) {
+  for (const isa::OpInfo& info : isa::instruction_table()) {
     SCOPED_TRACE(std::string(info.name));
     program::ProgramImage image = program_for(info);
     const emulator::MachineRun golden = emulator::run_on_emulator(image, 1'000'000);

@@ -10,6 +10,8 @@
 
 #include "driver/trace_protocol.h"
 #include "emulator/emulator.h"
+#include "isa/instruction_set.h"
+#include "isa/trap.h"
 #include "support/error.h"
 #include "verify/machine_state.h"
 
@@ -21,18 +23,22 @@ class Lockstep {
   Lockstep(const cpu::Machine& machine, const std::vector<compiler::HeadSlot>& bank_heads, driver::StatefulTokenMachine& model,
            const program::ProgramImage& image, const LockstepOptions& options)
       : reader_(machine, bank_heads), protocol_(machine.spec), model_(model), image_(image), golden_(image),
-        options_(options) {}
+        options_(options) {
+    golden_.set_input([this] { return next_input(golden_read_); });
+  }
 
   LockstepReport run() {
     driver::RunOptions run{.max_instructions = options_.max_instructions,
                            .console = [this](std::uint8_t byte) { console_byte_ = byte; },
-                           .on_token = nullptr,
+                           .input = [this] { return next_input(model_read_); },
+                           .on_token = [this](std::uint32_t) { if (options_.progress) options_.progress(report_.instructions); },
                            .after_pass = [this] { return after_pass(); },
                            .on_retired = [this](std::uint64_t) { return retire(); },
                            .checkpoint_every = options_.checkpoint_every,
                            .checkpoint = options_.checkpoint,
                            .resume_from = options_.resume_from};
     if (options_.resume_from) catch_up(options_.resume_from->instructions);
+    model_read_ = golden_read_;  // a resumed model has read what the golden machine read catching up
     driver::RunResult result = driver::run_program(model_, image_, protocol_, run);
     if (!report_.difference) compare_ending(result);
     if (!report_.difference && options_.free_run && result.end != driver::RunEnd::kInstructionLimit)
@@ -41,6 +47,15 @@ class Lockstep {
   }
 
  private:
+  int next_input(std::size_t& read) {
+    if (read == input_.size() && !input_ended_) {
+      int byte = options_.input ? options_.input() : -1;
+      if (byte < 0) input_ended_ = true;
+      else input_.push_back(static_cast<std::uint8_t>(byte));
+    }
+    return read < input_.size() ? input_[read++] : -1;
+  }
+
   bool differ(const std::string& what) {
     report_.difference = fmt::format("after {} instructions (golden pc 0x{:08x}): {}", report_.instructions,
                                      golden_.pc(), what);
@@ -80,12 +95,11 @@ class Lockstep {
   bool retire() {
     if (golden_exit_) return differ("the golden machine exited where the weights went on");
     std::uint32_t pc = golden_.pc();
-    emulator::Instruction instruction = emulator::decode(golden_.read_word(pc).value_or(0));
+    isa::Instruction instruction = isa::decode(golden_.read_word(pc).value_or(0));
     std::uint32_t address = golden_.reg(instruction.rs1) + static_cast<std::uint32_t>(instruction.imm);
     std::optional<std::uint8_t> printed = std::exchange(console_byte_, std::nullopt);
     emulator::StepResult step = golden_.step();
     ++report_.instructions;
-    if (options_.progress && (report_.instructions & 0xFFFF) == 0) options_.progress(report_.instructions);
     bool golden_printed = step.event == emulator::Event::kConsoleByte;
     if (printed && (!golden_printed || step.console_byte != *printed))
       return differ(fmt::format("the weights printed byte {} where the golden machine did not", *printed));
@@ -93,10 +107,10 @@ class Lockstep {
       return differ(fmt::format("the golden machine printed byte {} where the weights did not", step.console_byte));
     if (printed && options_.console) options_.console(*printed);
     if (step.event == emulator::Event::kTrap)
-      return differ("the golden machine trapped (" + emulator::describe_trap(step.trap, image_.map) +
+      return differ("the golden machine trapped (" + isa::describe_trap(step.trap, image_.map) +
                     ") where the weights retired the instruction");
     if (step.event == emulator::Event::kExit) golden_exit_ = step.exit_code;
-    if (options_.free_run || !emulator::is_store(instruction.op) || !image_.map.ram.contains(address)) return true;
+    if (options_.free_run || !isa::is_store(instruction.op) || !image_.map.ram.contains(address)) return true;
     std::uint32_t word_address = address & ~3u;
     std::uint32_t got = reader_.ram_word(model_.recurrent_state(), word_address);
     std::uint32_t expected = golden_.read_word(word_address).value_or(0);
@@ -108,17 +122,17 @@ class Lockstep {
   void compare_ending(const driver::RunResult& result) {
     switch (result.end) {
       case driver::RunEnd::kExited:
-        if (!golden_exit_ || (*golden_exit_ & 0xFF) != result.exit_code)
+        if (!golden_exit_ || isa::exit_status(*golden_exit_) != result.exit_code)
           return void(differ(fmt::format("the weights exited with status {} where the golden machine did not",
                                          result.exit_code)));
         report_.ending = fmt::format("exit {}", result.exit_code);
         return;
       case driver::RunEnd::kTrapped: {
-        std::string got = driver::describe_trap(result.trap, image_);
+        std::string got = isa::describe_trap(result.trap, image_.map);
         emulator::StepResult step = golden_.step();
         if (step.event != emulator::Event::kTrap)
           return void(differ("the weights trapped (" + got + ") where the golden machine did not"));
-        std::string expected = emulator::describe_trap(step.trap, image_.map);
+        std::string expected = isa::describe_trap(step.trap, image_.map);
         if (got != expected)
           return void(differ(fmt::format("trap \"{}\" in the weights, \"{}\" on the golden machine", got, expected)));
         report_.ending = "trap: " + got;
@@ -126,6 +140,8 @@ class Lockstep {
       }
       case driver::RunEnd::kInstructionLimit:
         if (golden_exit_) return void(differ("the golden machine exited where the weights went on"));
+        if (std::uint32_t pc = driver::next_instruction_address(result.position, protocol_); pc != golden_.pc())
+          return void(differ(fmt::format("the driver says the run stopped at pc 0x{:08x}", pc)));
         // One more pass commits the last instruction's register write and moves the PC on; what
         // else it does belongs to the next instruction and is not compared.
         model_.feed(result.position.next_token);
@@ -144,6 +160,9 @@ class Lockstep {
   const LockstepOptions& options_;
   LockstepReport report_;
   std::optional<std::uint8_t> console_byte_;  // printed by the instruction being retired
+  std::vector<std::uint8_t> input_;  // console input read so far
+  bool input_ended_ = false;
+  std::size_t golden_read_ = 0, model_read_ = 0;  // bytes of input_ each machine has read
   std::optional<std::uint32_t> golden_exit_;
 };
 

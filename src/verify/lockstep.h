@@ -22,7 +22,11 @@ struct LockstepOptions {
   std::uint64_t check_every = 1;  // compare registers every N retired instructions (lockstep mode)
   std::uint64_t max_instructions = ~std::uint64_t{0};
   std::function<void(std::uint8_t)> console;
-  std::function<void(std::uint64_t instructions)> progress;  // called every 2^16 instructions
+  // The program's console input, the next byte or -1 at its end (none: empty). Both machines read
+  // the same bytes: those one has read and the other not yet are kept until it does.
+  std::function<int()> input;
+  // Called after every token fed (loading included), with the instructions compared so far.
+  std::function<void(std::uint64_t instructions)> progress;
   // Long runs (driver::RunOptions): go on from a checkpoint, whose state the model must already
   // hold, and save new ones along the way.
   std::optional<driver::RunPosition> resume_from;

@@ -13,6 +13,7 @@
 #include "driver/run_checkpoint.h"
 #include "emulator/differential.h"
 #include "emulator/emulator.h"
+#include "isa/instruction_set.h"
 #include "emulator/random_program.h"
 #include "program/elf_loader.h"
 #include "engine/checkpoint.h"
@@ -116,13 +117,13 @@ TEST_F(Verify, DivisionsOfEdgeAndRandomOperandsRunInLockstep) {
 // Random instruction streams (the generator of the QEMU differential tests, linked for this
 // machine's map) in lockstep: every RV32IM + Zba instruction, edge-case operands, every store width.
 TEST_F(Verify, RandomInstructionStreamsRunInLockstep) {
-  std::set<emulator::Op> covered;
+  std::set<isa::Op> covered;
   for (std::uint64_t seed : {1u, 2u}) {
     emulator::RandomProgram random = emulator::generate_random_program(
         {.seed = seed, .streams = 6, .min_stream_length = 60, .max_stream_length = 120, .map = program::kRvformerMap});
     for (auto [first, last] : random.stream_code)
       for (std::uint32_t pc = first; pc < last; pc += 4)
-        covered.insert(emulator::decode(random.code[(pc - program::kRvformerMap.code.base) / 4]).op);
+        covered.insert(isa::decode(random.code[(pc - program::kRvformerMap.code.base) / 4]).op);
     program::ProgramImage image = program::load_elf(random.elf, program::kRvformerMap, "random program");
     driver::FastModelMachine weights(*model_);
     LockstepReport report = run_lockstep(*machine_, *bank_heads_, weights, image, {});
@@ -130,8 +131,8 @@ TEST_F(Verify, RandomInstructionStreamsRunInLockstep) {
     EXPECT_EQ(report.ending, "exit 0");
     EXPECT_EQ(report.instructions, emulator_instructions(image));
   }
-  for (const emulator::OpInfo& info : emulator::instruction_table())
-    if (info.op != emulator::Op::kFence) {
+  for (const isa::OpInfo& info : isa::instruction_table())
+    if (info.op != isa::Op::kFence) {
       EXPECT_TRUE(covered.contains(info.op)) << info.name << " never ran";
     }
 }
@@ -253,7 +254,7 @@ TEST_F(Verify, ZeroingTheAddersWeightsBreaksThePrograms) {
   compiler::EmittedModel emitted = compiler::emit(machine_->circuit, graph, placement);
   ablate(emitted, placement, machine_->circuit, "alu.add");
   auto dir = std::filesystem::path(::testing::TempDir()) / "ablated_machine";
-  auto tensors = emitted.tensors_to_write();
+  auto tensors = emitted.tensors_to_write(engine::DType::BF16);
   engine::write_checkpoint(dir, emitted.config, tensors);
   engine::FastModel ablated = engine::FastModel::load(dir);
   driver::FastModelMachine weights(ablated);

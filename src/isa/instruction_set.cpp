@@ -1,11 +1,11 @@
-// emulator/instruction_set.cpp — the encoding table and the field layouts of each format.
-#include "emulator/instruction_set.h"
+// isa/instruction_set.cpp — the encoding table and the field layouts of each format.
+#include "isa/instruction_set.h"
 
 #include <fmt/format.h>
 
 #include "support/error.h"
 
-namespace rvformer::emulator {
+namespace rvformer::isa {
 namespace {
 
 constexpr std::uint8_t kOpcodeLoad = 0x03, kOpcodeMiscMem = 0x0F, kOpcodeOpImm = 0x13;
@@ -272,4 +272,4 @@ std::string disassemble(std::uint32_t word) {
   return {};
 }
 
-}  // namespace rvformer::emulator
+}  // namespace rvformer::isa

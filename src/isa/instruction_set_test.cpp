@@ -1,6 +1,6 @@
-// emulator/instruction_set_test.cpp — decoding, encoding and disassembly agree with the GNU
+// isa/instruction_set_test.cpp — decoding, encoding and disassembly agree with the GNU
 // assembler's encodings (words below were produced by riscv64-unknown-elf-as -march=rv32im_zba).
-#include "emulator/instruction_set.h"
+#include "isa/instruction_set.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 
 #include "support/error.h"
 
-namespace rvformer::emulator {
+namespace rvformer::isa {
 namespace {
 
 struct KnownEncoding {
@@ -140,4 +140,4 @@ TEST(InstructionSet, MemoryAccessWidths) {
 }
 
 }  // namespace
-}  // namespace rvformer::emulator
+}  // namespace rvformer::isa

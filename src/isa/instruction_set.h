@@ -1,4 +1,4 @@
-// emulator/instruction_set.h — the RV32IM + Zba instruction set (plus FENCE as a no-op): one table
+// isa/instruction_set.h — the RV32IM + Zba instruction set (plus FENCE as a no-op): one table
 // of encodings from which instructions are decoded, encoded and disassembled. Every other encoding
 // (compressed, CSR, ECALL/EBREAK, FENCE.I, ...) decodes as Op::kIllegal.
 #pragma once
@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace rvformer::emulator {
+namespace rvformer::isa {
 
 enum class Op : std::uint8_t {
   kLui, kAuipc, kJal, kJalr,
@@ -79,4 +79,4 @@ std::string disassemble(std::uint32_t word);
 // ABI register names: zero, ra, sp, gp, tp, t0, ...
 std::string_view register_name(unsigned index);
 
-}  // namespace rvformer::emulator
+}  // namespace rvformer::isa

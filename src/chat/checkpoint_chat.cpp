@@ -1,0 +1,62 @@
+// chat/checkpoint_chat.cpp — see checkpoint_chat.h.
+#include "chat/checkpoint_chat.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "support/error.h"
+#include "support/file.h"
+
+namespace rvformer::chat {
+
+namespace {
+
+struct EngineSnapshot : ModelSnapshot {
+  explicit EngineSnapshot(engine::State s) : state(std::move(s)) {}
+  engine::State state;
+};
+
+// FNV-1a, continued over each text.
+std::uint64_t fingerprint(std::uint64_t h, std::string_view text) {
+  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001B3ull;
+  return h;
+}
+
+std::string checkpoint_identity(const std::filesystem::path& directory) {
+  std::uint64_t h = 0xCBF29CE484222325ull;
+  for (const char* file : {"config.json", "tokenizer.json"}) h = fingerprint(h, read_file_text(directory / file));
+  return fmt::format("config.json+tokenizer.json {:016x}", h);
+}
+
+}  // namespace
+
+std::optional<TokenId> TokenizerCodec::special_token(std::string_view text) const {
+  for (const tokenizer::AddedToken& token : tokenizer_.added_tokens()) {
+    if (token.content == text) return token.id;
+  }
+  return std::nullopt;
+}
+
+std::vector<float> EngineLanguageModel::feed(std::span<const TokenId> tokens) { return model_.prefill(state_, tokens); }
+
+std::unique_ptr<ModelSnapshot> EngineLanguageModel::snapshot() const { return std::make_unique<EngineSnapshot>(state_); }
+
+void EngineLanguageModel::restore(const ModelSnapshot& snapshot) {
+  const auto* saved = dynamic_cast<const EngineSnapshot*>(&snapshot);
+  if (saved == nullptr) fail("a model snapshot from another kind of model");
+  state_ = saved->state;
+}
+
+CheckpointChat::CheckpointChat(const std::filesystem::path& directory, const CheckpointChatOptions& options)
+    : template_(ChatTemplate::load(directory)),
+      codec_(tokenizer::Tokenizer::load(directory)),
+      model_(engine::Model::load(directory, {.threads = options.threads})),
+      language_model_(model_),
+      identity_(checkpoint_identity(directory)) {}
+
+std::size_t CheckpointChat::vocabulary_limit() const {
+  return std::min<std::size_t>(codec_.tokenizer().id_limit(), model_.config().vocab_size);
+}
+
+}  // namespace rvformer::chat
