@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "support/error.h"
 #include "support/file.h"
@@ -27,6 +28,18 @@ std::string checkpoint_identity(const std::filesystem::path& directory) {
   std::uint64_t h = 0xCBF29CE484222325ull;
   for (const char* file : {"config.json", "tokenizer.json"}) h = fingerprint(h, read_file_text(directory / file));
   return fmt::format("config.json+tokenizer.json {:016x}", h);
+}
+
+// A merged checkpoint's first id that is not the base's own text token (its rvformer-merge.json: the
+// merge's reserved fillers and the computer's trace tokens follow); nothing for any other checkpoint.
+std::optional<std::size_t> merged_text_limit(const std::filesystem::path& directory) {
+  const std::filesystem::path path = directory / "rvformer-merge.json";
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  try {
+    return nlohmann::json::parse(read_file_text(path)).at("first_reserved_token").get<std::size_t>();
+  } catch (const nlohmann::json::exception& e) {
+    fail("{}: not a merge description ({})", path.string(), e.what());
+  }
 }
 
 }  // namespace
@@ -53,10 +66,12 @@ CheckpointChat::CheckpointChat(const std::filesystem::path& directory, const Che
       codec_(tokenizer::Tokenizer::load(directory)),
       model_(engine::Model::load(directory, {.threads = options.threads})),
       language_model_(model_),
-      identity_(checkpoint_identity(directory)) {}
+      identity_(checkpoint_identity(directory)),
+      text_limit_(merged_text_limit(directory)) {}
 
 std::size_t CheckpointChat::vocabulary_limit() const {
-  return std::min<std::size_t>(codec_.tokenizer().id_limit(), model_.config().vocab_size);
+  const std::size_t limit = std::min<std::size_t>(codec_.tokenizer().id_limit(), model_.config().vocab_size);
+  return text_limit_ ? std::min(limit, *text_limit_) : limit;
 }
 
 }  // namespace rvformer::chat

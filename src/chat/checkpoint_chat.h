@@ -74,7 +74,9 @@ class CheckpointChat {
   EngineLanguageModel& language_model() { return language_model_; }
 
   // Ids a reply may use: those the tokenizer knows that have a row in the model (a checkpoint's
-  // vocabulary is padded beyond its tokenizer's ids; those rows are never sampled).
+  // vocabulary is padded beyond its tokenizer's ids; those rows are never sampled), and in a merged
+  // checkpoint only the base's (its rvformer-merge.json: the merge's fillers and the computer's
+  // trace tokens follow them).
   std::size_t vocabulary_limit() const;
   // Names the config and the tokenizer, so that a saved chat is not continued with another
   // checkpoint (one with the same files but other weights is not told apart).
@@ -86,6 +88,7 @@ class CheckpointChat {
   engine::Model model_;
   EngineLanguageModel language_model_;
   std::string identity_;
+  std::optional<std::size_t> text_limit_;  // a merged checkpoint's
 };
 
 }  // namespace rvformer::chat

@@ -11,29 +11,17 @@ namespace rvformer::cpu {
 void MachineBuilder::add_code_rom() {
   const int banks = static_cast<int>(spec_.code_bytes / (kRowsPerBank * 2 * kInstructionsPerHalf * 4));
   const int bank_bits = word_bits_ - 11;
-  std::vector<std::vector<SignalId>> fetched(2 * kInstructionsPerHalf);
-  for (int s = 0; s < 2 * kInstructionsPerHalf; ++s)
-    for (int m = 0; m < kInstructionLanes; ++m)
-      fetched[s].push_back(c_.add_read_signal("fetch.slot" + std::to_string(s) + "[" + std::to_string(m) + "]", 0, 4));
-  SignalId region = control_.base[word_bits_ - 3];
-  for (int k = 0; k < banks; ++k) {
-    circuit::Bank rom{"code" + std::to_string(k), kRowsPerBank};
-    rom.has_read = rom.has_write = true;
-    rom.read.row = binary_select(slice(control_.base, 4, 7), match_bits(control_.base, 11, bank_bits, k));
-    // While loading the base is a half-row h: bank h[..:8], row h[7:1], half h[0].
-    rom.write.row = binary_select(slice(control_.base, 1, 7),
-                                  join(match_bits(control_.base, 8, bank_bits, k), {nlit(region)}),
-                                  {staged_.commit_code});
-    for (int h = 0; h < 2; ++h) {
-      rom.write.beta[h] = h ? F(control_.base[0]) : Form(1.0) - F(control_.base[0]);
-      for (int s = 0; s < kInstructionsPerHalf; ++s)
-        for (int m = 0; m < kInstructionLanes; ++m) {
-          rom.write.lanes[h].push_back(F(staged_.code_lanes[s][m]));
-          rom.read.lanes[h].push_back({{fetched[kInstructionsPerHalf * h + s][m], 1}});
-        }
-    }
-    m_.layout.code_banks.push_back(c_.add_bank(std::move(rom)));
-  }
+  std::vector<std::vector<SignalId>> fetched = add_read_slots("fetch.slot", 2 * kInstructionsPerHalf, kInstructionLanes);
+  std::vector<circuit::RowSelect> read_rows;
+  for (int k = 0; k < banks; ++k)
+    read_rows.push_back(binary_select(slice(control_.base, 4, 7), match_bits(control_.base, 11, bank_bits, k)));
+  m_.layout.code_banks = add_loaded_memory({.name = "code",
+                                            .bank_bits = bank_bits,
+                                            .region = nlit(control_.base[word_bits_ - 3]),
+                                            .commit = staged_.commit_code,
+                                            .staged = staged_.code_lanes,
+                                            .read = fetched,
+                                            .read_rows = std::move(read_rows)});
 
   Gates g = gates("fetch");
   insn_.stored.clear();

@@ -125,4 +125,37 @@ void MachineBuilder::add_loader() {
   }
 }
 
+std::vector<std::vector<SignalId>> MachineBuilder::add_read_slots(const std::string& prefix, int slots, int lanes) {
+  std::vector<std::vector<SignalId>> read(slots);
+  for (int s = 0; s < slots; ++s)
+    for (int m = 0; m < lanes; ++m)
+      read[s].push_back(c_.add_read_signal(prefix + std::to_string(s) + "[" + std::to_string(m) + "]", 0, 4));
+  return read;
+}
+
+std::vector<int> MachineBuilder::add_loaded_memory(LoadedMemory memory) {
+  std::vector<int> banks;
+  const std::size_t slots = memory.staged.size();
+  for (std::size_t k = 0; k < memory.read_rows.size(); ++k) {
+    circuit::Bank bank{memory.name + std::to_string(k), kRowsPerBank};
+    bank.has_read = bank.has_write = true;
+    bank.read.row = std::move(memory.read_rows[k]);
+    // While loading the base is a half-row h: bank h[..:8], row h[7:1], half h[0].
+    bank.write.row = binary_select(slice(control_.base, 1, 7),
+                                   join(match_bits(control_.base, 8, memory.bank_bits, static_cast<std::uint32_t>(k)),
+                                        {memory.region}),
+                                   {memory.commit});
+    for (int h = 0; h < 2; ++h) {
+      bank.write.beta[h] = h ? F(control_.base[0]) : Form(1.0) - F(control_.base[0]);
+      for (std::size_t s = 0; s < slots; ++s)
+        for (std::size_t m = 0; m < memory.staged[s].size(); ++m) {
+          bank.write.lanes[h].push_back(F(memory.staged[s][m]));
+          bank.read.lanes[h].push_back({{memory.read[slots * h + s][m], 1}});
+        }
+    }
+    banks.push_back(c_.add_bank(std::move(bank)));
+  }
+  return banks;
+}
+
 }  // namespace rvformer::cpu

@@ -188,6 +188,21 @@ class MachineBuilder {
   void add_program_counter();
   // loader.cpp
   void add_loader();
+  // `slots` read signals of `lanes` stored levels each, named prefix<slot>[<lane>].
+  std::vector<std::vector<SignalId>> add_read_slots(const std::string& prefix, int slots, int lanes);
+  // A memory the loader fills one half-row per commit: bank k takes the half-rows whose base bits
+  // [8, 8 + bank_bits) spell k and whose region bit is `region`, writing `staged[slot][lane]`, and is
+  // read at `read_rows[k]` into `read[half · slots + slot][lane]`. Returns the banks' ids.
+  struct LoadedMemory {
+    std::string name;
+    int bank_bits = 0;
+    Literal region;
+    Form commit;
+    const std::vector<std::vector<SignalId>>& staged;
+    const std::vector<std::vector<SignalId>>& read;
+    std::vector<circuit::RowSelect> read_rows;  // one per bank
+  };
+  std::vector<int> add_loaded_memory(LoadedMemory memory);
   // fetch.cpp
   void add_code_rom();
   // decode.cpp

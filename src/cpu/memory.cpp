@@ -201,27 +201,17 @@ void MachineBuilder::add_memory() {
   }
 
   // Read-only data: bank = page − 1, row address[11:5], half address[4], word address[3:2].
-  std::vector<std::vector<SignalId>> rodata_word(2 * kRodataWordsPerHalf);
-  for (int w = 0; w < 2 * kRodataWordsPerHalf; ++w)
-    for (int m = 0; m < kWordLanes; ++m)
-      rodata_word[w].push_back(c_.add_read_signal("memory.rodata" + std::to_string(w) + "[" + std::to_string(m) + "]", 0, 4));
-  SignalId region = control_.base[word_bits_ - 3];
-  for (int k = 0; k < pages; ++k) {
-    circuit::Bank bank{"rodata" + std::to_string(k), kRowsPerBank};
-    bank.has_read = bank.has_write = true;
-    bank.read.row = binary_select(slice(load_low, 5, 7), match_bits(load_low, 12, 6, k + 1));
-    bank.write.row = binary_select(slice(control_.base, 1, 7), join(match_bits(control_.base, 8, 5, k), {lit(region)}),
-                                   {staged_.commit_rodata});
-    for (int h = 0; h < 2; ++h) {
-      bank.write.beta[h] = h ? F(control_.base[0]) : Form(1.0) - F(control_.base[0]);
-      for (int w = 0; w < kRodataWordsPerHalf; ++w)
-        for (int m = 0; m < kWordLanes; ++m) {
-          bank.write.lanes[h].push_back(F(staged_.rodata_lanes[w][m]));
-          bank.read.lanes[h].push_back({{rodata_word[kRodataWordsPerHalf * h + w][m], 1}});
-        }
-    }
-    m_.layout.rodata_banks.push_back(c_.add_bank(std::move(bank)));
-  }
+  std::vector<std::vector<SignalId>> rodata_word = add_read_slots("memory.rodata", 2 * kRodataWordsPerHalf, kWordLanes);
+  std::vector<circuit::RowSelect> read_rows;
+  for (int k = 0; k < pages; ++k)
+    read_rows.push_back(binary_select(slice(load_low, 5, 7), match_bits(load_low, 12, 6, k + 1)));
+  m_.layout.rodata_banks = add_loaded_memory({.name = "rodata",
+                                              .bank_bits = 5,
+                                              .region = lit(control_.base[word_bits_ - 3]),
+                                              .commit = staged_.commit_rodata,
+                                              .staged = staged_.rodata_lanes,
+                                              .read = rodata_word,
+                                              .read_rows = std::move(read_rows)});
 
   // The addressed word: RAM (by address[2]) or read-only data (by address[4:2]).
   Gates l = g.sub("load");

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "chat/checkpoint_chat.h"
 #include "circuit/evaluator.h"
 #include "compiler/toy_machine_testing.h"
 #include "driver/compiled_machine.h"
@@ -265,6 +266,16 @@ TEST_F(MergeTest, TheTokenizerNumbersTraceTokensAsTheEmbedding) {
   EXPECT_EQ(config["added_tokens_decoder"][std::to_string(info.base_vocab + info.trace_tokens - 1)]["content"],
             trace_token_name(info.trace_tokens - 1));
   EXPECT_EQ(config["chat_template"], read_json(base_dir / "tokenizer_config.json")["chat_template"]);
+}
+
+// A chat on the merged checkpoint samples only the base's ids: the trace tokens are the computer's.
+TEST_F(MergeTest, ChatRepliesUseTheBaseVocabularyOnly) {
+  const fs::path base_dir = synthetic_base("narrow");
+  const fs::path dir = merged(base_dir);
+  const chat::CheckpointChat base(base_dir, {.threads = 1});
+  const chat::CheckpointChat merged_chat(dir, {.threads = 1});
+  EXPECT_EQ(merged_chat.vocabulary_limit(), read_merge_info(dir).first_reserved_token);
+  EXPECT_EQ(merged_chat.vocabulary_limit(), base.vocabulary_limit());
 }
 
 // Each bad input gives an rvformer::Error of one line and leaves no output behind.
