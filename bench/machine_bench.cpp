@@ -6,7 +6,7 @@
 // tokens/s on a prefix of the same token stream (it must emit the same tokens) as a ratio, and the
 // golden emulator's instructions/s for scale.
 //
-//   machine_bench [--model DIR] [--dense-tokens N] [PROGRAM...]
+//   machine_bench [--machine rvformer|rvformer-large] [--model DIR] [--dense-tokens N] [PROGRAM...]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -21,7 +21,7 @@
 #include "driver/model_machine.h"
 #include "emulator/emulator.h"
 #include "isa/trap.h"
-#include "program/memory_map.h"
+#include "program/machine_spec.h"
 #include "support/error.h"
 #include "toolchain/program_loader.h"
 #include "toolchain/source_tree.h"
@@ -93,7 +93,8 @@ struct WeightsFigures {
   std::vector<RecordingMachine::Pass> passes;
 };
 
-WeightsFigures run_in_weights(engine::FastModel& model, const program::ProgramImage& image, std::size_t recorded_passes) {
+WeightsFigures run_in_weights(engine::FastModel& model, const program::ProgramImage& image,
+                              const driver::Protocol& protocol, std::size_t recorded_passes) {
   driver::FastModelMachine fast(model);
   RecordingMachine recording(fast, recorded_passes);
   WeightsFigures figures;
@@ -101,7 +102,7 @@ WeightsFigures run_in_weights(engine::FastModel& model, const program::ProgramIm
   options.console = [&](std::uint8_t b) { figures.ending.console.push_back(static_cast<char>(b)); };
   model.reset_counters();
   auto start = Clock::now();
-  driver::RunResult result = driver::run_program(recording, image, driver::Protocol(program::kDefaultMachine), options);
+  driver::RunResult result = driver::run_program(recording, image, protocol, options);
   figures.seconds = seconds_since(start);
   if (result.end != driver::RunEnd::kExited) fail("the program did not exit inside the weights");
   figures.ending.exit_code = result.exit_code;
@@ -129,13 +130,17 @@ double dense_tokens_per_second(const engine::Model& dense, const std::vector<Rec
 }
 
 struct Options {
+  std::string machine{program::kDefaultMachine.name};
   std::optional<std::filesystem::path> model;
   std::size_t dense_tokens = 8;
   std::vector<std::filesystem::path> programs;
 };
 
 int run(const Options& options) {
-  auto machine = cpu::build_machine();
+  const std::optional<program::MachineSpec> spec = program::find_machine_spec(options.machine);
+  if (!spec) fail("no machine called '{}'", options.machine);
+  auto machine = cpu::build_machine(*spec);
+  const driver::Protocol protocol(*spec);
   auto progress = [](const std::string& message) { fmt::print(stderr, "machine_bench: {}\n", message); };
   std::filesystem::path checkpoint = driver::machine_checkpoint(*machine, options.model, progress);
   progress("loading " + checkpoint.string());
@@ -150,9 +155,9 @@ int run(const Options& options) {
   double seconds = 0, tokens_per_instruction_sum = 0;
   int mismatches = 0;
   for (const std::filesystem::path& path : programs) {
-    program::ProgramImage image = toolchain::load_program(path, program::kRvformerMap);
+    program::ProgramImage image = toolchain::load_program(path, spec->memory_map());
     EmulatorFigures golden = run_on_emulator(image);
-    WeightsFigures weights = run_in_weights(fast, image, options.dense_tokens);
+    WeightsFigures weights = run_in_weights(fast, image, protocol, options.dense_tokens);
     const bool same = weights.ending == golden.ending;
     mismatches += same ? 0 : 1;
     const double passes = static_cast<double>(weights.trace_tokens + weights.load_tokens);
@@ -186,6 +191,7 @@ int run(const Options& options) {
 int main(int argc, char** argv) {
   CLI::App app{"Runs programs inside the compiled weights and prints trace speed and shape figures"};
   Options options;
+  app.add_option("--machine", options.machine, "rvformer (default) or rvformer-large");
   app.add_option("--model", options.model, "Compiled machine checkpoint (default: the cached one)");
   app.add_option("--dense-tokens", options.dense_tokens,
                  "Passes per program replayed on the dense reference path to measure its speed (0: skip)");
