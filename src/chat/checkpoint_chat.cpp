@@ -18,6 +18,12 @@ struct EngineSnapshot : ModelSnapshot {
   engine::State state;
 };
 
+const engine::State& snapshot_state(const ModelSnapshot& snapshot) {
+  const auto* saved = dynamic_cast<const EngineSnapshot*>(&snapshot);
+  if (saved == nullptr) fail("a model snapshot from another kind of model");
+  return saved->state;
+}
+
 // FNV-1a, continued over each text.
 std::uint64_t fingerprint(std::uint64_t h, std::string_view text) {
   for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001B3ull;
@@ -55,17 +61,44 @@ std::vector<float> EngineLanguageModel::feed(std::span<const TokenId> tokens) { 
 
 std::unique_ptr<ModelSnapshot> EngineLanguageModel::snapshot() const { return std::make_unique<EngineSnapshot>(state_); }
 
-void EngineLanguageModel::restore(const ModelSnapshot& snapshot) {
-  const auto* saved = dynamic_cast<const EngineSnapshot*>(&snapshot);
-  if (saved == nullptr) fail("a model snapshot from another kind of model");
-  state_ = saved->state;
+void EngineLanguageModel::restore(const ModelSnapshot& snapshot) { state_ = snapshot_state(snapshot); }
+
+std::vector<float> FastEngineLanguageModel::feed(std::span<const TokenId> tokens) {
+  if (tokens.empty()) fail("nothing to feed");
+  std::vector<float> logits;
+  for (TokenId token : tokens) logits = model_.decode(state_, token);
+  return logits;
 }
+
+std::unique_ptr<ModelSnapshot> FastEngineLanguageModel::snapshot() const {
+  return std::make_unique<EngineSnapshot>(state_.state());
+}
+
+void FastEngineLanguageModel::restore(const ModelSnapshot& snapshot) { state_ = model_.adopt(snapshot_state(snapshot)); }
+
+void FastEngineLanguageModel::load_state(const std::filesystem::path& path) {
+  engine::State state(model_.config());
+  state.load(path);
+  state_ = model_.adopt(std::move(state));
+}
+
+namespace {
+
+std::unique_ptr<LanguageModel> chat_language_model(const engine::Model& model,
+                                                   std::unique_ptr<engine::FastModel>& fast_model,
+                                                   const std::filesystem::path& directory, ChatEngine engine) {
+  if (engine == ChatEngine::dense) return std::make_unique<EngineLanguageModel>(model);
+  fast_model = std::make_unique<engine::FastModel>(engine::FastModel::load(directory));
+  return std::make_unique<FastEngineLanguageModel>(*fast_model);
+}
+
+}  // namespace
 
 CheckpointChat::CheckpointChat(const std::filesystem::path& directory, const CheckpointChatOptions& options)
     : template_(ChatTemplate::load(directory)),
       codec_(tokenizer::Tokenizer::load(directory)),
       model_(engine::Model::load(directory, {.threads = options.threads})),
-      language_model_(model_),
+      language_model_(chat_language_model(model_, fast_model_, directory, options.engine)),
       identity_(checkpoint_identity(directory)),
       text_limit_(merged_text_limit(directory)) {}
 

@@ -3,7 +3,9 @@
 // --prompt / --messages, or turns read from stdin (one line each) until it ends; replies stream to
 // stdout as they are generated; --json prints the messages instead; --state FILE keeps the chat
 // (messages, the tokens fed, the engine's state file) to continue it later. `--print-prompt`
-// prints the rendered prompt and exits; it needs only the checkpoint's template files.
+// prints the rendered prompt and exits; it needs only the checkpoint's template files. On a merged
+// checkpoint the chat offers the computer's calculator as a tool and answers its calls inside the
+// model's compiled layers (docs/tool-calls.md).
 #include <unistd.h>
 
 #include <cstdio>
@@ -15,10 +17,16 @@
 #include "chat/chat_template.h"
 #include "chat/checkpoint_chat.h"
 #include "chat/messages.h"
+#include <fmt/format.h>
+
 #include "chat/session.h"
+#include "chat/tool_calls.h"
 #include "cli/commands.h"
+#include "cli/weights.h"
 #include "support/error.h"
 #include "support/file.h"
+#include "toolcall/computer_tool.h"
+#include "toolchain/program_loader.h"
 
 namespace rvformer::cli {
 namespace {
@@ -35,7 +43,12 @@ struct ChatOptions {
   chat::SamplingOptions sampling;
   std::size_t max_tokens = 4096;
   std::size_t threads = 0;
+  std::string engine = "dense";  // --engine dense|fast: the text's forward pass
+  bool no_tools = false;         // --no-tools: a merged checkpoint's computer offers no tool
 };
+
+// Most rounds of tool calls and responses in one reply, so that a model that keeps calling ends.
+constexpr int kMaxToolRounds = 16;
 
 // The messages given on the command line (none when neither option is given).
 chat::Conversation given_conversation(const ChatOptions& options) {
@@ -67,15 +80,17 @@ void write_out(std::string_view text) {
 // Drives one chat: the given messages, then (interactively) a user turn per line of stdin.
 class ChatRun {
  public:
-  ChatRun(const ChatOptions& options, chat::CheckpointChat& model)
+  ChatRun(const ChatOptions& options, chat::CheckpointChat& model, chat::ToolAnswerer* tools)
       : options_(options),
-        session_(model.chat_template(), model.codec(), model.language_model(), session_options(options, model)) {}
+        session_(model.chat_template(), model.codec(), model.language_model(), session_options(options, model)),
+        tools_(tools) {}
 
   int run() {
     const bool resumed = options_.state && std::filesystem::exists(*options_.state);
-    if (resumed) session_.load(*options_.state);
+    if (resumed) load(*options_.state);
     chat::Conversation given = given_conversation(options_);
     if (!given.messages.empty()) begin(std::move(given), resumed);
+    if (answer_tool_calls()) reply();
     const bool interactive = options_.interactive || (!options_.prompt && !options_.messages);
     if (session_.awaiting_reply()) reply();
     if (interactive) {
@@ -103,6 +118,7 @@ class ChatRun {
 
   void begin(chat::Conversation given, bool resumed) {
     if (!resumed) {
+      if (tools_) given.tools = chat::offer_tools(given.tools, *tools_);
       session_.start(std::move(given));
       return;
     }
@@ -112,14 +128,38 @@ class ChatRun {
     session_.add(std::move(given.messages));
   }
 
+  // Generates the assistant's turn; while it ends with tool calls, answers them and generates on.
   void reply() {
     const auto stream = [this](std::string_view text) {
       if (!options_.json) write_out(text);
     };
-    session_.generate(stream);
-    if (!options_.json) write_out("\n");
+    for (int round = 0;; ++round) {
+      session_.generate(stream);
+      if (!options_.json) write_out("\n");
+      if (round + 1 == kMaxToolRounds || !answer_tool_calls()) break;
+    }
     ++replies_;
-    if (options_.state) session_.save(*options_.state);
+    if (options_.state) save(*options_.state);
+  }
+
+  // Answers the tool calls the conversation ends with, if it does and there are tools; false if not.
+  bool answer_tool_calls() {
+    if (tools_ == nullptr || !chat::awaits_tool_responses(session_.conversation().messages)) return false;
+    const auto show = [this](const chat::Message& response) {
+      if (!options_.json) write_out("<tool_response>\n" + response.content.value_or("") + "\n</tool_response>\n");
+    };
+    session_.add(chat::answer_tool_calls(session_.conversation().messages.back(), *tools_, show));
+    return true;
+  }
+
+  void save(const std::string& path) {
+    session_.save(path);
+    if (tools_) tools_->save(path);
+  }
+
+  void load(const std::string& path) {
+    session_.load(path);
+    if (tools_) tools_->load(path);
   }
 
   void read_turns() {
@@ -142,15 +182,48 @@ class ChatRun {
 
   const ChatOptions& options_;
   chat::ChatSession session_;
+  chat::ToolAnswerer* tools_;  // null: no tools answered
   std::size_t replies_ = 0;
 };
+
+// Reports each answer of the computer on stderr.
+void report_answer(const toolcall::ConsoleAnswer& answer) {
+  print_progress(fmt::format("the computer answered in {} trace tokens ({} instructions)", answer.trace_tokens,
+                             answer.instructions));
+}
+
+// The computer of a merged checkpoint with the calculator firmware; nothing for another checkpoint
+// or with --no-tools.
+struct ChatComputer {
+  std::unique_ptr<toolcall::MergedComputer> computer;
+  std::unique_ptr<toolcall::ComputerTool> calculator;
+};
+
+ChatComputer chat_computer(const ChatOptions& options) {
+  ChatComputer loaded;
+  if (options.no_tools || !std::filesystem::exists(std::filesystem::path(options.model_directory) / "rvformer-merge.json"))
+    return loaded;
+  print_progress("loading the computer's layers");
+  loaded.computer = std::make_unique<toolcall::MergedComputer>(options.model_directory);
+  program::ProgramImage firmware = toolchain::load_firmware("calc", loaded.computer->protocol().spec.memory_map());
+  loaded.calculator = std::make_unique<toolcall::ComputerTool>(*loaded.computer, std::move(firmware),
+                                                               toolcall::calculator_tool_spec(), report_answer);
+  return loaded;
+}
 
 int run_chat(const ChatOptions& options) {
   check_input_directory(options.model_directory);
   if (options.messages) check_input_file(*options.messages);
   if (options.print_prompt) return print_prompt(options);
-  chat::CheckpointChat model(options.model_directory, {.threads = options.threads});
-  ChatRun run(options, model);
+  chat::CheckpointChat model(options.model_directory,
+                             {.threads = options.threads,
+                              .engine = options.engine == "fast" ? chat::ChatEngine::fast : chat::ChatEngine::dense});
+  ChatComputer computer = chat_computer(options);
+  if (computer.calculator && !(options.state && std::filesystem::exists(*options.state))) {
+    print_progress("loading the calculator into the computer");
+    computer.calculator->start();
+  }
+  ChatRun run(options, model, computer.calculator.get());
   return run.run();
 }
 
@@ -184,6 +257,12 @@ void add_chat_command(CLI::App& app, Action& action) {
   chat->add_option("--max-tokens", options->max_tokens, "most tokens per reply (default 4096)")
       ->check(CLI::PositiveNumber);
   chat->add_option("--threads", options->threads, "threads for matrix products (default 0: every core)");
+  chat->add_option("--engine", options->engine,
+                   "the text's forward pass: dense (reference, bf16 read in place, threaded; default) or fast (the "
+                   "exact sparse executor, for checkpoints whose weights are mostly zero)")
+      ->check(CLI::IsMember({"dense", "fast"}));
+  chat->add_flag("--no-tools", options->no_tools,
+                 "on a merged checkpoint, offer no computer tool (the calculator is offered by default)");
   chat->callback([&action, options] { action = [options] { return run_chat(*options); }; });
 }
 

@@ -103,7 +103,8 @@ std::optional<Failure> run_failure(const driver::RunResult& result, const progra
     case driver::RunEnd::kInstructionLimit:
       return Failure{exit_status::kInstructionLimit, isa::instruction_limit_message(result.instructions,
                                                  driver::next_instruction_address(result.position, protocol))};
-    case driver::RunEnd::kStopped: break;
+    case driver::RunEnd::kStopped:
+    case driver::RunEnd::kAwaitingInput: break;  // neither happens: nothing stops the run, input never waits
   }
   fail("the run in the weights stopped without a reason");
 }

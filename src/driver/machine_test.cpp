@@ -118,6 +118,73 @@ int main(void) {
   }
 }
 
+// A run whose input has no byte yet stops at the program's read and goes on from there once bytes
+// arrive, giving the console and instruction count of a run that had all its input at once: how a
+// chat hands the computer one tool call at a time.
+TEST(Machine, ARunAwaitingInputGoesOnWhereItStopped) {
+  auto machine = cpu::build_machine();
+  auto image = toolchain::compile_test_program("await", R"(
+#include <stdio.h>
+int main(void) {
+  int c, sum = 0;
+  while ((c = getchar()) != EOF) {
+    sum += c;
+    if (c == '\n') {
+      for (int unit = 100; unit; unit /= 10) putchar('0' + sum / unit % 10);
+      putchar('\n');
+      sum = 0;
+    }
+  }
+  return 7;
+}
+)");
+  const Protocol protocol(program::kDefaultMachine);
+  const std::string input = "ab\nxyz\n";
+  auto run_all_at_once = [&] {
+    EvaluatorMachine circuit(*machine);
+    std::string console;
+    std::size_t next = 0;
+    RunOptions options;
+    options.console = [&](std::uint8_t b) { console.push_back(static_cast<char>(b)); };
+    options.input = [&] { return next < input.size() ? static_cast<unsigned char>(input[next++]) : kEndOfInput; };
+    RunResult result = run_program(circuit, image, protocol, options);
+    EXPECT_EQ(result.end, RunEnd::kExited);
+    return std::pair{console, result.instructions};
+  };
+  const auto [expected_console, expected_instructions] = run_all_at_once();
+  ASSERT_EQ(expected_console, "205\n373\n");  // the bytes of each line, its newline included
+
+  EvaluatorMachine circuit(*machine);
+  std::string console;
+  std::string available;  // bytes handed over, not yet read
+  bool ended = false;
+  RunOptions options;
+  options.console = [&](std::uint8_t b) { console.push_back(static_cast<char>(b)); };
+  options.input = [&] {
+    if (available.empty()) return ended ? kEndOfInput : kNoInputYet;
+    const int byte = static_cast<unsigned char>(available.front());
+    available.erase(0, 1);
+    return byte;
+  };
+  RunResult result = run_program(circuit, image, protocol, options);
+  ASSERT_EQ(result.end, RunEnd::kAwaitingInput);
+  EXPECT_EQ(console, "");
+  EXPECT_EQ(protocol.vocabulary.decode(result.position.next_token).kind, cpu::TokenKind::kWant);
+  for (const char* line : {"ab\n", "xyz\n"}) {
+    available = line;
+    options.resume_from = result.position;
+    result = run_program(circuit, image, protocol, options);
+    ASSERT_EQ(result.end, RunEnd::kAwaitingInput);
+  }
+  EXPECT_EQ(console, expected_console);
+  ended = true;
+  options.resume_from = result.position;
+  result = run_program(circuit, image, protocol, options);
+  EXPECT_EQ(result.end, RunEnd::kExited);
+  EXPECT_EQ(result.exit_code, 7u);
+  EXPECT_EQ(result.instructions, expected_instructions);
+}
+
 // The cached compiled machine on the dense reference path, which is slow (about a second per token
 // here), so on a program of a few hundred tokens; the fast path runs every example elsewhere
 // (src/verify/examples_test.cpp).

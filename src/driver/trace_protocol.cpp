@@ -161,6 +161,19 @@ RunResult run_program(TokenMachine& machine, const program::ProgramImage& image,
     ++result.instructions;
     if (options.on_retired && !options.on_retired(result.instructions)) stopped = true;
   };
+  // WANT is answered in the model's place: IN(byte) or EOF completes the read. Nothing, while the
+  // input has no byte yet.
+  auto answer_input = [&]() -> std::optional<std::uint32_t> {
+    const int byte = options.input ? options.input() : kEndOfInput;
+    if (byte == kNoInputYet) return std::nullopt;
+    retire();
+    return byte < 0 ? v.id(TokenKind::kEof) : v.id(TokenKind::kIn, static_cast<std::uint32_t>(byte & 0xFF));
+  };
+  if (v.decode(token).kind == TokenKind::kWant) {
+    const std::optional<std::uint32_t> answer = answer_input();
+    if (!answer) return stop_here(RunEnd::kAwaitingInput);
+    token = *answer;
+  }
   for (;;) {
     if (result.instructions >= options.max_instructions) return stop_here(RunEnd::kInstructionLimit);
     const std::uint64_t retired_before = result.instructions;
@@ -186,9 +199,12 @@ RunResult run_program(TokenMachine& machine, const program::ProgramImage& image,
         result.exit_code = emitted.payload;
         return result;
       case Role::kInput: {
-        int byte = options.input ? options.input() : -1;
-        next = byte < 0 ? v.id(TokenKind::kEof) : v.id(TokenKind::kIn, static_cast<std::uint32_t>(byte & 0xFF));
-        retire();
+        const std::optional<std::uint32_t> answer = answer_input();
+        if (!answer) {
+          token = next;
+          return stop_here(RunEnd::kAwaitingInput);
+        }
+        next = *answer;
         break;
       }
       case Role::kFault: {

@@ -36,7 +36,13 @@ class TokenMachine {
   virtual std::uint32_t feed(std::uint32_t token) = 0;
 };
 
-enum class RunEnd : std::uint8_t { kExited, kTrapped, kInstructionLimit, kStopped };
+// kAwaitingInput: the program asked for console input that RunOptions::input does not have yet
+// (kNoInputYet); the run goes on from its position once there is some.
+enum class RunEnd : std::uint8_t { kExited, kTrapped, kInstructionLimit, kStopped, kAwaitingInput };
+
+// RunOptions::input's answers besides a byte.
+inline constexpr int kEndOfInput = -1;
+inline constexpr int kNoInputYet = -2;
 
 // The driver's mirror of the machine's PC: the code word of the last jump and the steps completed
 // since. It tells a resync (a JUMP that retires nothing) from a jump, and where a stopped run
@@ -55,7 +61,9 @@ struct StepMirror {
 // Where a run stands between two passes: with the model's state at that moment, enough to go on
 // later (RunOptions::resume_from).
 struct RunPosition {
-  std::uint32_t next_token = 0;  // emitted by the last pass, not yet fed back
+  // Emitted by the last pass, not yet fed back (WANT when the run awaits input: the driver answers
+  // it with IN or EOF, never feeds it).
+  std::uint32_t next_token = 0;
   StepMirror mirror;
   std::uint64_t instructions = 0;
   std::uint64_t trace_tokens = 0;
@@ -72,13 +80,15 @@ struct RunResult {
   std::uint64_t instructions = 0;  // retired
   std::uint64_t trace_tokens = 0;  // passes after loading, the one that started the program included
   std::uint64_t load_tokens = 0;
-  RunPosition position;            // kInstructionLimit and kStopped: where to go on from
+  RunPosition position;            // kInstructionLimit, kStopped and kAwaitingInput: where to go on from
 };
 
 struct RunOptions {
   std::uint64_t max_instructions = ~std::uint64_t{0};
   std::function<void(std::uint8_t)> console;    // each console byte
-  std::function<int()> input;                   // the next byte of console input, or -1 (none: -1)
+  // The next byte of console input, kEndOfInput, or kNoInputYet to stop the run until there is some
+  // (none: kEndOfInput).
+  std::function<int()> input;
   std::function<void(std::uint32_t)> on_token;  // every token fed (loading included), in order
   // Observers (verification, progress); either may return false to stop the run (RunEnd::kStopped).
   // after_pass: after each pass of the run proper; the state then holds the registers and PC of

@@ -219,7 +219,7 @@ class LapTimer {
 }  // namespace
 
 struct FastModel::Impl {
-  explicit Impl(const Checkpoint& checkpoint);
+  Impl(const Checkpoint& checkpoint, std::size_t layers_to_load);
 
   void check_input(const FastState& state, TokenId token, std::size_t layer_count) const;
   // One token through layers [0, layer_count) and the final norm: the result is in normed /
@@ -266,7 +266,7 @@ struct FastModel::Impl {
   bool timing = false;
 };
 
-FastModel::Impl::Impl(const Checkpoint& checkpoint)
+FastModel::Impl::Impl(const Checkpoint& checkpoint, std::size_t layers_to_load)
     : checkpoint(checkpoint),
       config(checkpoint.config()),
       shape_fingerprint(config.shape_fingerprint()),
@@ -288,7 +288,7 @@ FastModel::Impl::Impl(const Checkpoint& checkpoint)
   final_norm = norm_contents.number(std::move(final_norm));
   weight_count = lm_head.nonzero_count();
   if (!config.tie_word_embeddings) weight_count += checkpoint.tensor("embed_tokens.weight").element_count();
-  for (std::size_t layer = 0; layer < config.num_hidden_layers; ++layer) {
+  for (std::size_t layer = 0; layer < layers_to_load; ++layer) {
     const auto tensor = [&](std::string_view name) -> const CheckpointTensor& {
       return checkpoint.tensor(fmt::format("layers.{}.{}", layer, name));
     };
@@ -316,6 +316,9 @@ void FastModel::Impl::check_input(const FastState& state, TokenId token, std::si
   if (token >= config.vocab_size) fail("token id {} is out of range (vocab_size {})", token, config.vocab_size);
   if (layer_count < 1 || layer_count > config.num_hidden_layers) {
     fail("layer count {} is out of range (1 to {})", layer_count, config.num_hidden_layers);
+  }
+  if (layer_count > layers.size()) {
+    fail("layer count {} is more than the {} layers this fast model loaded", layer_count, layers.size());
   }
   if (state.state_.shape_fingerprint() != shape_fingerprint) {
     fail("the state belongs to a model of another shape ({})", state.state_.config().shape_description());
@@ -506,9 +509,19 @@ const State& FastState::state() const {
   return state_;
 }
 
-FastModel FastModel::load(const std::filesystem::path& directory) { return FastModel(Checkpoint::open(directory)); }
+FastModel FastModel::load(const std::filesystem::path& directory, const FastModelOptions& options) {
+  return FastModel(Checkpoint::open(directory), options);
+}
 
-FastModel::FastModel(const Checkpoint& checkpoint) : impl_(std::make_unique<Impl>(checkpoint)) {}
+FastModel::FastModel(const Checkpoint& checkpoint, const FastModelOptions& options) {
+  const std::size_t layer_total = checkpoint.config().num_hidden_layers;
+  if (options.layers > layer_total) {
+    fail("cannot load {} layers of a model with {}", options.layers, layer_total);
+  }
+  impl_ = std::make_unique<Impl>(checkpoint, options.layers == 0 ? layer_total : options.layers);
+}
+
+std::size_t FastModel::loaded_layers() const { return impl_->layers.size(); }
 
 FastModel::FastModel(FastModel&&) noexcept = default;
 FastModel& FastModel::operator=(FastModel&&) noexcept = default;
@@ -534,7 +547,7 @@ FastState FastModel::adopt(State state) const {
 }
 
 std::vector<float> FastModel::decode(FastState& state, TokenId token) {
-  return decode(state, token, impl_->config.num_hidden_layers);
+  return decode(state, token, impl_->layers.size());
 }
 
 std::vector<float> FastModel::decode(FastState& state, TokenId token, std::size_t layer_count) {
@@ -546,7 +559,7 @@ std::vector<float> FastModel::decode(FastState& state, TokenId token, std::size_
 }
 
 TokenId FastModel::decode_argmax(FastState& state, TokenId token) {
-  return decode_argmax(state, token, impl_->config.num_hidden_layers);
+  return decode_argmax(state, token, impl_->layers.size());
 }
 
 TokenId FastModel::decode_argmax(FastState& state, TokenId token, std::size_t layer_count) {

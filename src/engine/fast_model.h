@@ -75,10 +75,17 @@ class FastState : public RecurrentStateView {
   mutable bool windows_stale_ = false;           // state_'s conv windows lag behind tracking_
 };
 
+struct FastModelOptions {
+  // Load only layers [0, layers) (0: all of them). A merged checkpoint's computer runs through its
+  // first layers only, so the base's layers need not be loaded for it; decoding through more
+  // layers than were loaded is an error.
+  std::size_t layers = 0;
+};
+
 class FastModel {
  public:
-  static FastModel load(const std::filesystem::path& directory);
-  explicit FastModel(const Checkpoint& checkpoint);
+  static FastModel load(const std::filesystem::path& directory, const FastModelOptions& options = {});
+  explicit FastModel(const Checkpoint& checkpoint, const FastModelOptions& options = {});
   FastModel(FastModel&&) noexcept;
   FastModel& operator=(FastModel&&) noexcept;
   ~FastModel();
@@ -91,8 +98,11 @@ class FastModel {
   // Takes over any State of this model's shape (for example one loaded from a file); scans it once.
   FastState adopt(State state) const;
 
-  // Model::decode and Model::decode_argmax, bit for bit, through every layer or through layers
-  // [0, layer_count) only. Throw rvformer::Error on a bad token, layer count or a state of another
+  // The layers loaded (FastModelOptions::layers, else all): what decode without a layer count runs.
+  std::size_t loaded_layers() const;
+
+  // Model::decode and Model::decode_argmax, bit for bit, through every loaded layer or through
+  // layers [0, layer_count) only. Throw rvformer::Error on a bad token, layer count or a state of another
   // shape, before the state changes.
   std::vector<float> decode(FastState& state, TokenId token);
   std::vector<float> decode(FastState& state, TokenId token, std::size_t layer_count);

@@ -303,5 +303,32 @@ TEST(LayerRange, StateFilesWithImpossibleLayerCountsAreRejected) {
   }
 }
 
+TEST(LayerRange, AFastModelOfTheFirstLayersEqualsTheDensePathThroughThem) {
+  const Config config = range_config();
+  write_random_sparse_model(directory("prefix_loaded"), config, 59);
+  const Model model = Model::load(directory("prefix_loaded"));
+  const std::size_t loaded = config.num_hidden_layers - 1;
+  FastModel fast = FastModel::load(directory("prefix_loaded"), {.layers = loaded});
+  ASSERT_EQ(fast.loaded_layers(), loaded);
+  State reference = model.new_state();
+  FastState state = fast.new_state();
+  std::mt19937 random(11);
+  for (std::size_t step = 0; step < 30; ++step) {
+    const auto token = static_cast<TokenId>(random() % config.vocab_size);
+    const std::string what = "step " + std::to_string(step);
+    if (step % 2 == 0) {
+      expect_same_logits(fast.decode(state, token), model.decode(reference, token, loaded), what);
+    } else {
+      ASSERT_EQ(fast.decode_argmax(state, token), model.decode_argmax(reference, token, loaded)) << what;
+    }
+  }
+  EXPECT_FALSE(first_difference(state.state(), reference));
+  const State before = state.state();
+  EXPECT_THROW(fast.decode(state, 1, config.num_hidden_layers), Error);
+  EXPECT_EQ(state.state(), before);
+  const FastModelOptions too_many{.layers = config.num_hidden_layers + 1};
+  EXPECT_THROW(FastModel::load(directory("prefix_loaded"), too_many), Error);
+}
+
 }  // namespace
 }  // namespace rvformer::engine

@@ -148,6 +148,7 @@ class Lockstep {
         if (compare_registers()) report_.ending = "instruction limit";
         return;
       case driver::RunEnd::kStopped:
+      case driver::RunEnd::kAwaitingInput:  // the lockstep's input never waits
         return;
     }
   }
