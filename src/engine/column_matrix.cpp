@@ -16,14 +16,16 @@ namespace {
 // Rows decoded from a checkpoint tensor at a time (bounded memory for the 200K-row embedding).
 constexpr std::size_t rows_per_read = 256;
 
-// Calls visit(first_row, row_major_values) for consecutive groups of rows of a 2-D tensor.
+// Calls visit(first_row, row_major_values) for consecutive groups of rows [begin, end) of a 2-D
+// tensor (all of them by default).
 void for_each_row_group(const CheckpointTensor& tensor,
-                        const std::function<void(std::size_t, std::span<const float>)>& visit) {
+                        const std::function<void(std::size_t, std::span<const float>)>& visit, std::size_t begin = 0,
+                        std::size_t end = ~std::size_t{0}) {
   if (tensor.shape.size() != 2) fail("{} is not a matrix", tensor.name);
-  const std::size_t rows = tensor.shape[0];
+  const std::size_t rows = std::min(end, tensor.shape[0]);
   const std::size_t row_bytes = tensor.shape[1] * dtype_size(tensor.dtype);
   std::vector<float> values(rows_per_read * tensor.shape[1]);
-  for (std::size_t first = 0; first < rows; first += rows_per_read) {
+  for (std::size_t first = begin; first < rows; first += rows_per_read) {
     const std::size_t count = std::min(rows_per_read, rows - first);
     const auto group = std::span(values).first(count * tensor.shape[1]);
     decode_floats(tensor.dtype, tensor.bytes.subspan(first * row_bytes, count * row_bytes), group);
@@ -37,10 +39,12 @@ struct Columns {
   std::vector<std::vector<float>> values;
 
   explicit Columns(std::size_t cols) : rows(cols), values(cols) {}
-  void add_rows(std::size_t first_row, std::span<const float> row_major) {
+  // `kept`: when not empty, the columns to hold (others only for their non-finite weights).
+  void add_rows(std::size_t first_row, std::span<const float> row_major, const std::vector<bool>& kept = {}) {
     const std::size_t cols = rows.size();
     for (std::size_t i = 0; i < row_major.size(); ++i) {
       if (row_major[i] == 0.0f) continue;
+      if (!kept.empty() && !kept[i % cols] && std::isfinite(row_major[i])) continue;
       rows[i % cols].push_back(static_cast<std::uint32_t>(first_row + i / cols));
       values[i % cols].push_back(row_major[i]);
     }
@@ -89,13 +93,20 @@ ColumnMatrix::ColumnMatrix(std::size_t rows, std::size_t cols, std::span<const f
 }
 
 ColumnMatrix ColumnMatrix::from_tensor(const CheckpointTensor& tensor, std::span<const std::size_t> part_starts) {
+  return from_tensor(tensor, part_starts, {});
+}
+
+ColumnMatrix ColumnMatrix::from_tensor(const CheckpointTensor& tensor, std::span<const std::size_t> part_starts,
+                                       const std::vector<bool>& kept) {
   ColumnMatrix matrix;
   matrix.rows_ = tensor.shape.at(0);
   matrix.cols_ = tensor.shape.size() == 2 ? tensor.shape[1] : 0;
   matrix.part_begin_ = part_bounds(matrix.rows_, part_starts);
+  if (!kept.empty() && kept.size() != matrix.cols_) fail("{}: a column mask of {} for {} columns", tensor.name, kept.size(), matrix.cols_);
   Columns columns(matrix.cols_);
   if (matrix.cols_ != 0) {
-    for_each_row_group(tensor, [&](std::size_t first, std::span<const float> values) { columns.add_rows(first, values); });
+    for_each_row_group(tensor,
+                       [&](std::size_t first, std::span<const float> values) { columns.add_rows(first, values, kept); });
   }
   matrix.build(columns.rows, columns.values);
   return matrix;
@@ -277,18 +288,40 @@ void ColumnMatrix::for_each_stored_weight(std::size_t col, std::size_t part,
 }
 
 SparseRows SparseRows::from_tensor(const CheckpointTensor& tensor) {
+  return from_tensor(tensor, 0, tensor.shape.empty() ? 0 : tensor.shape[0]);
+}
+
+SparseRows SparseRows::from_tensor(const CheckpointTensor& tensor, std::size_t first, std::size_t count) {
   SparseRows rows;
   const std::size_t cols = tensor.shape.size() == 2 ? tensor.shape[1] : 0;
-  for_each_row_group(tensor, [&](std::size_t, std::span<const float> values) {
+  if (tensor.shape.size() == 2 && first + count > tensor.shape[0]) {
+    fail("{}: rows {} to {} of {}", tensor.name, first, first + count, tensor.shape[0]);
+  }
+  for_each_row_group(
+      tensor,
+      [&](std::size_t, std::span<const float> values) {
+        for (std::size_t i = 0; i < values.size(); ++i) {
+          if (values[i] != 0.0f) {
+            rows.cols_.push_back(static_cast<std::uint32_t>(i % cols));
+            rows.values_.push_back(values[i]);
+          }
+          if ((i + 1) % cols == 0) rows.row_begin_.push_back(rows.cols_.size());
+        }
+      },
+      first, first + count);
+  return rows;
+}
+
+std::vector<bool> nonzero_rows(const CheckpointTensor& tensor) {
+  std::vector<bool> nonzero(tensor.shape.at(0), false);
+  const std::size_t cols = tensor.shape.size() == 2 ? tensor.shape[1] : 0;
+  if (cols == 0) return nonzero;
+  for_each_row_group(tensor, [&](std::size_t first, std::span<const float> values) {
     for (std::size_t i = 0; i < values.size(); ++i) {
-      if (values[i] != 0.0f) {
-        rows.cols_.push_back(static_cast<std::uint32_t>(i % cols));
-        rows.values_.push_back(values[i]);
-      }
-      if ((i + 1) % cols == 0) rows.row_begin_.push_back(rows.cols_.size());
+      if (values[i] != 0.0f) nonzero[first + i / cols] = true;
     }
   });
-  return rows;
+  return nonzero;
 }
 
 std::size_t SparseRows::max_row_nonzeros() const {

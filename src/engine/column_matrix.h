@@ -47,6 +47,10 @@ class ColumnMatrix {
                std::span<const std::size_t> part_starts = {});
   // A 2-D checkpoint tensor (any weight dtype), read a few rows at a time.
   static ColumnMatrix from_tensor(const CheckpointTensor& tensor, std::span<const std::size_t> part_starts = {});
+  // The same, holding only the columns `kept` marks (and any column with a weight that is not finite,
+  // which no zero input cancels): for inputs that are zero in every other column, the same products.
+  static ColumnMatrix from_tensor(const CheckpointTensor& tensor, std::span<const std::size_t> part_starts,
+                                  const std::vector<bool>& kept);
 
   std::size_t rows() const { return rows_; }
   std::size_t cols() const { return cols_; }
@@ -127,11 +131,16 @@ class ColumnMatrix {
   std::vector<std::uint32_t> part_columns_;
 };
 
+// The rows of a 2-D tensor with a non-zero weight (a non-finite one included).
+std::vector<bool> nonzero_rows(const CheckpointTensor& tensor);
+
 // Each row's non-zero entries.
 class SparseRows {
  public:
   SparseRows() = default;
   static SparseRows from_tensor(const CheckpointTensor& tensor);
+  // Rows [first, first + count) of the tensor only.
+  static SparseRows from_tensor(const CheckpointTensor& tensor, std::size_t first, std::size_t count);
 
   std::size_t rows() const { return row_begin_.size() - 1; }
   // The non-zero entries of one row: their columns (increasing) and values.

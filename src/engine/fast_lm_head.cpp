@@ -28,6 +28,9 @@ std::vector<std::size_t> part_starts(std::size_t rows, std::size_t part_rows) {
 FastLmHead::FastLmHead(const CheckpointTensor& weights, std::size_t part_rows)
     : FastLmHead(ColumnMatrix::from_tensor(weights, part_starts(weights.shape.at(0), part_rows))) {}
 
+FastLmHead::FastLmHead(const CheckpointTensor& weights, const std::vector<bool>& kept)
+    : FastLmHead(ColumnMatrix::from_tensor(weights, part_starts(weights.shape.at(0), default_part_rows), kept)) {}
+
 FastLmHead::FastLmHead(std::size_t vocab, std::size_t hidden, std::span<const float> row_major, std::size_t part_rows)
     : FastLmHead(ColumnMatrix(vocab, hidden, row_major, part_starts(vocab, part_rows))) {}
 

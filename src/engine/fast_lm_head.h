@@ -47,6 +47,9 @@ class FastLmHead {
   // weights: [vocab, hidden], the LM head or the tied embedding. part_rows: a multiple of 16, at most
   // the default.
   explicit FastLmHead(const CheckpointTensor& weights, std::size_t part_rows = default_part_rows);
+  // Holding only the `kept` input columns (ColumnMatrix::from_tensor): for hidden states that are
+  // zero in every other column.
+  FastLmHead(const CheckpointTensor& weights, const std::vector<bool>& kept);
   FastLmHead(std::size_t vocab, std::size_t hidden, std::span<const float> row_major,
              std::size_t part_rows = default_part_rows);
 

@@ -218,13 +218,37 @@ class LapTimer {
 
 }  // namespace
 
+// The residual columns that can be non-zero when only the tokens of `embedding` are fed through the
+// first `layer_count` layers: their embedding rows' columns, and the rows every layer's output
+// projection can write (MLP down, GDN out, attention o).
+std::vector<bool> reachable_columns(const Checkpoint& checkpoint, const SparseRows& embedding, std::size_t layer_count) {
+  const Config& config = checkpoint.config();
+  std::vector<bool> reachable(config.hidden_size, false);
+  for (std::size_t row = 0; row < embedding.rows(); ++row) {
+    for (std::uint32_t column : embedding.columns(row)) reachable[column] = true;
+  }
+  const auto add_rows_of = [&](const std::string& name) {
+    const std::vector<bool> rows = nonzero_rows(checkpoint.tensor(name));
+    for (std::size_t i = 0; i < rows.size(); ++i) reachable[i] = reachable[i] || rows[i];
+  };
+  for (std::size_t layer = 0; layer < layer_count; ++layer) {
+    add_rows_of(fmt::format("layers.{}.mlp.down_proj.weight", layer));
+    add_rows_of(config.layer_types[layer] == LayerType::linear_attention
+                    ? fmt::format("layers.{}.linear_attn.out_proj.weight", layer)
+                    : fmt::format("layers.{}.self_attn.o_proj.weight", layer));
+  }
+  return reachable;
+}
+
 struct FastModel::Impl {
-  Impl(const Checkpoint& checkpoint, std::size_t layers_to_load);
+  Impl(const Checkpoint& checkpoint, const FastModelOptions& options, std::size_t layers_to_load);
 
   void check_input(const FastState& state, TokenId token, std::size_t layer_count) const;
   // One token through layers [0, layer_count) and the final norm: the result is in normed /
   // normed_nonzeros.
   void run_layers(FastState& state, TokenId token, std::size_t layer_count);
+  // With a column-restricted head: fails unless the final hidden state is zero outside its columns.
+  void check_head_columns() const;
   // normed = RMSNorm(hidden) over hidden's non-zero entries; normed_nonzeros lists its non-zeros.
   void normalise(const NormWeights& norm);
   // update_nonzeros = the MLP's output (remembered, or computed).
@@ -239,7 +263,12 @@ struct FastModel::Impl {
   Config config;
   std::uint64_t shape_fingerprint;
   float eps;
-  SparseRows embedding;
+  TokenId first_fed_token;
+  std::size_t fed_token_count;  // 0: any token
+  SparseRows embedding;         // rows of tokens first_fed_token, first_fed_token + 1, ...
+  // The columns the head holds, with fed_token_count (empty: all): the hidden state is zero in the
+  // others, which every step checks.
+  std::vector<bool> head_columns;
   FastLmHead lm_head;
   NormWeights final_norm;
   std::vector<FastLayer> layers;
@@ -266,13 +295,21 @@ struct FastModel::Impl {
   bool timing = false;
 };
 
-FastModel::Impl::Impl(const Checkpoint& checkpoint, std::size_t layers_to_load)
+FastModel::Impl::Impl(const Checkpoint& checkpoint, const FastModelOptions& options, std::size_t layers_to_load)
     : checkpoint(checkpoint),
       config(checkpoint.config()),
       shape_fingerprint(config.shape_fingerprint()),
       eps(static_cast<float>(config.rms_norm_eps)),
-      embedding(SparseRows::from_tensor(checkpoint.tensor("embed_tokens.weight"))),
-      lm_head(checkpoint.tensor(config.tie_word_embeddings ? "embed_tokens.weight" : "lm_head.weight")),
+      first_fed_token(options.first_fed_token),
+      fed_token_count(options.fed_token_count),
+      embedding(fed_token_count == 0
+                    ? SparseRows::from_tensor(checkpoint.tensor("embed_tokens.weight"))
+                    : SparseRows::from_tensor(checkpoint.tensor("embed_tokens.weight"), first_fed_token, fed_token_count)),
+      head_columns(fed_token_count == 0 ? std::vector<bool>{} : reachable_columns(checkpoint, embedding, layers_to_load)),
+      lm_head(head_columns.empty()
+                  ? FastLmHead(checkpoint.tensor(config.tie_word_embeddings ? "embed_tokens.weight" : "lm_head.weight"))
+                  : FastLmHead(checkpoint.tensor(config.tie_word_embeddings ? "embed_tokens.weight" : "lm_head.weight"),
+                               head_columns)),
       final_norm(checkpoint.tensor("norm.weight").to_floats()),
       hidden(config.hidden_size),
       normed(config.hidden_size, 0.0f),
@@ -314,6 +351,10 @@ FastModel::Impl::Impl(const Checkpoint& checkpoint, std::size_t layers_to_load)
 
 void FastModel::Impl::check_input(const FastState& state, TokenId token, std::size_t layer_count) const {
   if (token >= config.vocab_size) fail("token id {} is out of range (vocab_size {})", token, config.vocab_size);
+  if (fed_token_count != 0 && (token < first_fed_token || token - first_fed_token >= fed_token_count)) {
+    fail("token id {} is not one this fast model was loaded for ({} to {})", token, first_fed_token,
+         first_fed_token + fed_token_count - 1);
+  }
   if (layer_count < 1 || layer_count > config.num_hidden_layers) {
     fail("layer count {} is out of range (1 to {})", layer_count, config.num_hidden_layers);
   }
@@ -459,7 +500,7 @@ std::size_t FastModel::Impl::silu_times_up_by_rows(const PaddedRows& up_rows) {
 void FastModel::Impl::run_layers(FastState& state, TokenId token, std::size_t layer_count) {
   check_input(state, token, layer_count);
   LapTimer timer(timing);
-  hidden.assign(embedding.columns(token), embedding.values(token));
+  hidden.assign(embedding.columns(token - first_fed_token), embedding.values(token - first_fed_token));
   timer.lap(counters.embedding_seconds);
   for (std::size_t layer = 0; layer < layer_count; ++layer) {
     FastLayer& weights = layers[layer];
@@ -495,6 +536,18 @@ void FastModel::Impl::run_layers(FastState& state, TokenId token, std::size_t la
   normalise(final_norm);
   timer.lap(counters.norm_seconds);
   ++counters.tokens;
+  if (!head_columns.empty()) check_head_columns();
+}
+
+void FastModel::Impl::check_head_columns() const {
+  const auto outside = [&] {
+    if (normed_is_dense) return true;
+    for (std::uint32_t column : normed_nonzeros.indices()) {
+      if (!head_columns[column]) return true;
+    }
+    return false;
+  };
+  if (outside()) fail("the hidden state reached a column this fast model's head does not hold (a non-finite value?)");
 }
 
 const State& FastState::state() const {
@@ -518,7 +571,11 @@ FastModel::FastModel(const Checkpoint& checkpoint, const FastModelOptions& optio
   if (options.layers > layer_total) {
     fail("cannot load {} layers of a model with {}", options.layers, layer_total);
   }
-  impl_ = std::make_unique<Impl>(checkpoint, options.layers == 0 ? layer_total : options.layers);
+  if (options.fed_token_count != 0 && options.first_fed_token + options.fed_token_count > checkpoint.config().vocab_size) {
+    fail("cannot feed tokens {} to {} of a vocabulary of {}", options.first_fed_token,
+         options.first_fed_token + options.fed_token_count - 1, checkpoint.config().vocab_size);
+  }
+  impl_ = std::make_unique<Impl>(checkpoint, options, options.layers == 0 ? layer_total : options.layers);
 }
 
 std::size_t FastModel::loaded_layers() const { return impl_->layers.size(); }

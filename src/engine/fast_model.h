@@ -80,6 +80,13 @@ struct FastModelOptions {
   // first layers only, so the base's layers need not be loaded for it; decoding through more
   // layers than were loaded is an error.
   std::size_t layers = 0;
+  // Only tokens [first, first + count) will be fed (count 0: any token); feeding another is an
+  // error. Then the hidden state is zero in every column that neither their embedding rows nor the
+  // loaded layers' outputs reach, and the head holds only the other columns (the same logits): a
+  // merged checkpoint's computer, fed trace tokens only, needs none of the base's columns of the
+  // tied embedding.
+  TokenId first_fed_token = 0;
+  std::size_t fed_token_count = 0;
 };
 
 class FastModel {

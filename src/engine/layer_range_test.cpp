@@ -330,5 +330,49 @@ TEST(LayerRange, AFastModelOfTheFirstLayersEqualsTheDensePathThroughThem) {
   EXPECT_THROW(FastModel::load(directory("prefix_loaded"), too_many), Error);
 }
 
+// A model split in two halves of the residual, as a merged checkpoint is: tokens [0, half) live in
+// the first half of the columns, tokens [half, vocab) in the second, and every layer's output
+// projection writes the second half only. Fed the second half's tokens alone, the fast model whose
+// head holds only the columns they can reach gives the dense path's logits, tokens and state.
+TEST(LayerRange, AFastModelFedSomeTokensOnlyHoldsTheHeadColumnsTheyReach) {
+  const Config config = range_config();
+  std::vector<OwnedTensor> tensors = random_model_tensors(config, 61);
+  const std::size_t hidden = config.hidden_size, half_vocab = config.vocab_size / 2;
+  for (OwnedTensor& tensor : tensors) {
+    const bool output = tensor.name.ends_with("down_proj.weight") || tensor.name.ends_with("out_proj.weight") ||
+                        tensor.name.ends_with("o_proj.weight");
+    const std::size_t cols = tensor.values.size() / tensor.shape[0];
+    for (std::size_t row = 0; row < tensor.shape[0]; ++row) {
+      for (std::size_t col = 0; col < cols; ++col) {
+        float& value = tensor.values[row * cols + col];
+        if (output && row < hidden / 2) value = 0.0f;
+        if (tensor.name == "embed_tokens.weight" && (row < half_vocab) != (col < hidden / 2)) value = 0.0f;
+      }
+    }
+  }
+  write_checkpoint(directory("fed_half"), config, tensors_to_write(tensors, DType::F32));
+  const Model model = Model::load(directory("fed_half"));
+  FastModel fast = FastModel::load(directory("fed_half"), {.first_fed_token = static_cast<TokenId>(half_vocab),
+                                                           .fed_token_count = config.vocab_size - half_vocab});
+  FastModel whole = FastModel::load(directory("fed_half"));
+  EXPECT_LT(fast.weight_count(), whole.weight_count()) << "the head kept the columns the tokens never reach";
+  State reference = model.new_state();
+  FastState state = fast.new_state();
+  std::mt19937 random(13);
+  for (std::size_t step = 0; step < 30; ++step) {
+    const auto token = static_cast<TokenId>(half_vocab + random() % (config.vocab_size - half_vocab));
+    const std::string what = "step " + std::to_string(step);
+    if (step % 2 == 0) {
+      expect_same_logits(fast.decode(state, token), model.decode(reference, token), what);
+    } else {
+      ASSERT_EQ(fast.decode_argmax(state, token), model.decode_argmax(reference, token)) << what;
+    }
+  }
+  EXPECT_FALSE(first_difference(state.state(), reference));
+  const State before = state.state();
+  EXPECT_THROW(fast.decode(state, 1), Error);
+  EXPECT_EQ(state.state(), before);
+}
+
 }  // namespace
 }  // namespace rvformer::engine

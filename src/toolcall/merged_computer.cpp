@@ -33,7 +33,9 @@ MergedComputer::MergedComputer(const std::filesystem::path& directory, merge::Me
     : info_(std::move(info)),
       protocol_(merged_machine_spec(directory, info_)),
       machine_fingerprint_(merged_machine_fingerprint(directory, info_)),
-      model_(engine::FastModel::load(directory, {.layers = info_.machine_layers})),
+      model_(engine::FastModel::load(directory, {.layers = info_.machine_layers,
+                                                 .first_fed_token = static_cast<engine::TokenId>(info_.base_vocab),
+                                                 .fed_token_count = info_.trace_tokens})),
       state_(model_.new_state()) {
   if (protocol_.vocabulary.size() != info_.trace_tokens) {
     fail("{}: the merged machine has {} trace tokens, this rvformer's '{}' machine {}", directory.string(),
