@@ -225,7 +225,7 @@ void add_run_command(CLI::App& app, Action& action) {
   run->add_option("PROGRAM", options->program,
                   "C source (compiled with -O2), ELF executable or Python script (.py, run by MicroPython "
                   "on the rvformer-large machine); default examples/hello.c");
-  run->add_option("-c", options->code, "Run the Python code CODE (like python3 -c)");
+  run->add_option("-c", options->code, "Run the Python code CODE (like python3 -c)")->option_text("CODE");
   run->add_option("--on", options->on, "Where to run it: weights (default; inside the compiled model) or emulator")
       ->check(CLI::IsMember({"emulator", "weights"}));
   run->add_flag("--stats", options->stats,
