@@ -37,9 +37,10 @@ std::string cross_prefix(const std::string& compiler) { return compiler.substr(0
 
 std::vector<std::string> make_command(const program::MemoryMap& map, const fs::path& build) {
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  // make runs in the port's directory: every path it gets is absolute.
   return {"make", "-s", "-C", port_directory().string(), fmt::format("-j{}", jobs),
-          "MPY_SRC=" + micropython_source().string(), "BUILD=" + build.string(),
-          "RUNTIME=" + runtime_directory().string(), "CROSS=" + cross_prefix(checked_cross_compiler()),
+          "MPY_SRC=" + fs::absolute(micropython_source()).string(), "BUILD=" + fs::absolute(build).string(),
+          "RUNTIME=" + fs::absolute(runtime_directory()).string(), "CROSS=" + cross_prefix(checked_cross_compiler()),
           fmt::format("MMIO_DEFS={}", fmt::join(mmio_definitions(map), " ")),
           "REGION_LDFLAGS=" + region_symbols(map)};
 }
