@@ -119,6 +119,16 @@ TEST_F(PythonCommands, OtherMachinesAreRefused) {
   EXPECT_EQ(emulator({"--machine", "rvformer-large", "-c", "print(1)"}).standard_output, "1\n");
 }
 
+TEST_F(PythonCommands, MissingMicroPythonSourceSaysHowToFetchIt) {
+  ProcessResult result = toolchain::run_process(
+      {"env", "RVFORMER_MICROPYTHON_SOURCE=" + path("nowhere"), RVFORMER_BINARY, "run", "--on", "emulator", "-c", "1"},
+      {.capture_output = true, .timeout = std::chrono::seconds(60)});
+  EXPECT_EQ(result.exit_status, 3);
+  EXPECT_EQ(result.standard_error, "rvformer: error: MicroPython's source is not in " + path("nowhere") +
+                                       "; fetch it with firmware/micropython/fetch-source.sh " + path("nowhere") +
+                                       " (scripts/setup.sh does), or set RVFORMER_MICROPYTHON_SOURCE to a copy\n");
+}
+
 TEST_F(PythonCommands, ProgramAndCodeTogetherAreRefused) {
   ProcessResult result = emulator({"-c", "print(1)", toolchain::default_program().string()});
   EXPECT_EQ(result.exit_status, 2);
