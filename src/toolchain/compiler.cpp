@@ -42,6 +42,14 @@ void run_step(const std::vector<std::string>& command, bool verbose, const std::
   }
 }
 
+}  // namespace
+
+std::string checked_cross_compiler() {
+  std::string compiler = find_compiler();
+  check_picolibc(compiler);
+  return compiler;
+}
+
 // Preprocessor definitions that tell runtime/console.c (and any source that wants them, such as
 // firmware that reads the console without stdio) where the MMIO registers are.
 std::vector<std::string> mmio_definitions(const program::MemoryMap& map) {
@@ -67,8 +75,6 @@ std::string region_symbols(const program::MemoryMap& map) {
   return "-Wl," + fmt::format("{}", fmt::join(symbols, ","));
 }
 
-}  // namespace
-
 bool is_source(const std::filesystem::path& path) {
   const std::filesystem::path extension = path.extension();
   return extension == ".c" || extension == ".s" || extension == ".S";
@@ -93,8 +99,7 @@ void compile_program(const CompileOptions& options) {
     fail_build("the program runtime is missing ({} has no link.ld); set RVFORMER_SOURCE_DIR to the "
          "rvformer source tree", runtime.string());
   }
-  std::string compiler = find_compiler();
-  check_picolibc(compiler);
+  std::string compiler = checked_cross_compiler();
 
   const std::vector<std::string> compile_flags = {
       compiler, "-march=rv32im_zba", "-mabi=ilp32", fmt::format("-O{}", options.optimization_level),

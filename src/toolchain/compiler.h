@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "program/machine_spec.h"
@@ -20,6 +21,14 @@ struct CompileOptions {
 
 // A file `rvformer cc` compiles: C (.c) or assembly (.s, or .S through the preprocessor).
 bool is_source(const std::filesystem::path& path);
+
+// The cross compiler's path, once it and picolibc are found installed; else rvformer::BuildError
+// saying how to install them.
+std::string checked_cross_compiler();
+// Preprocessor definitions (-D...) that tell runtime/console.c where the map's MMIO registers are.
+std::vector<std::string> mmio_definitions(const program::MemoryMap& map);
+// One -Wl,--defsym=... argument that gives runtime/link.ld the regions of the map.
+std::string region_symbols(const program::MemoryMap& map);
 
 // Throws rvformer::BuildError when the toolchain is missing or a step fails (the compiler's own
 // diagnostics have gone to stderr by then), rvformer::Error for bad options or sources.

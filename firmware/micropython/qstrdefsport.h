@@ -1,0 +1,1 @@
+// firmware/micropython/qstrdefsport.h — the port adds no qstrs of its own.
