@@ -24,15 +24,15 @@ std::string unknown_tool_text(const ToolCall& call, const ToolAnswerer& answerer
 
 }  // namespace
 
-nlohmann::ordered_json offer_tools(const nlohmann::ordered_json& tools, const ToolAnswerer& answerer) {
-  nlohmann::ordered_json offered = tools.is_array() ? tools : nlohmann::ordered_json::array();
-  for (const auto& tool : answerer.tools()) {
+nlohmann::ordered_json offer_tools(const nlohmann::ordered_json& tools, const nlohmann::ordered_json& offered) {
+  nlohmann::ordered_json result = tools.is_array() ? tools : nlohmann::ordered_json::array();
+  for (const auto& tool : offered) {
     const std::string name = tool_name(tool);
-    const bool present = std::any_of(offered.begin(), offered.end(),
+    const bool present = std::any_of(result.begin(), result.end(),
                                      [&](const nlohmann::ordered_json& t) { return tool_name(t) == name; });
-    if (!present) offered.push_back(tool);
+    if (!present) result.push_back(tool);
   }
-  return offered;
+  return result;
 }
 
 bool awaits_tool_responses(const std::vector<Message>& messages) {

@@ -29,8 +29,9 @@ class ToolAnswerer {
   virtual void load(const std::filesystem::path& chat_path) = 0;
 };
 
-// `tools` with each of the answerer's tools added whose name it does not have yet.
-nlohmann::ordered_json offer_tools(const nlohmann::ordered_json& tools, const ToolAnswerer& answerer);
+// `tools` (an OpenAI tool list, or null) with each tool of `offered` added whose name it does not
+// have yet.
+nlohmann::ordered_json offer_tools(const nlohmann::ordered_json& tools, const nlohmann::ordered_json& offered);
 
 // Whether the conversation ends with an assistant message that calls tools (its responses are due).
 bool awaits_tool_responses(const std::vector<Message>& messages);

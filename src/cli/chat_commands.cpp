@@ -58,9 +58,18 @@ chat::Conversation given_conversation(const ChatOptions& options) {
   return conversation;
 }
 
+// Whether the chat offers the computer's tools: a merged checkpoint, without --no-tools.
+bool offers_computer_tools(const ChatOptions& options) {
+  return !options.no_tools && std::filesystem::exists(std::filesystem::path(options.model_directory) / "rvformer-merge.json");
+}
+
 int print_prompt(const ChatOptions& options) {
   const chat::ChatTemplate chat_template = chat::ChatTemplate::load(options.model_directory);
-  const chat::Conversation conversation = given_conversation(options);
+  chat::Conversation conversation = given_conversation(options);
+  if (offers_computer_tools(options)) {
+    conversation.tools = chat::offer_tools(
+        conversation.tools, nlohmann::ordered_json::array({toolcall::tool_object(toolcall::calculator_tool_spec())}));
+  }
   if (conversation.messages.empty()) fail("nothing to chat about: give --prompt TEXT or --messages FILE.json");
   chat::RenderOptions render;
   // A conversation that ends with the assistant's message is rendered as history.
@@ -118,7 +127,7 @@ class ChatRun {
 
   void begin(chat::Conversation given, bool resumed) {
     if (!resumed) {
-      if (tools_) given.tools = chat::offer_tools(given.tools, *tools_);
+      if (tools_) given.tools = chat::offer_tools(given.tools, tools_->tools());
       session_.start(std::move(given));
       return;
     }
@@ -201,8 +210,7 @@ struct ChatComputer {
 
 ChatComputer chat_computer(const ChatOptions& options) {
   ChatComputer loaded;
-  if (options.no_tools || !std::filesystem::exists(std::filesystem::path(options.model_directory) / "rvformer-merge.json"))
-    return loaded;
+  if (!offers_computer_tools(options)) return loaded;
   print_progress("loading the computer's layers");
   loaded.computer = std::make_unique<toolcall::MergedComputer>(options.model_directory);
   program::ProgramImage firmware = toolchain::load_firmware("calc", loaded.computer->protocol().spec.memory_map());

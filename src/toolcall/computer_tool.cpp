@@ -53,17 +53,16 @@ void ComputerTool::start() {
   if (started.failure) fail("the {} program did not start in the computer: {}", spec_.name, *started.failure);
 }
 
-nlohmann::ordered_json ComputerTool::tools() const {
+nlohmann::ordered_json tool_object(const ComputerToolSpec& spec) {
   nlohmann::ordered_json parameters = {
       {"type", "object"},
-      {"properties", {{spec_.parameter, {{"type", "string"}, {"description", spec_.parameter_description}}}}},
-      {"required", {spec_.parameter}}};
-  return nlohmann::ordered_json::array({{{"type", "function"},
-                                         {"function",
-                                          {{"name", spec_.name},
-                                           {"description", spec_.description},
-                                           {"parameters", std::move(parameters)}}}}});
+      {"properties", {{spec.parameter, {{"type", "string"}, {"description", spec.parameter_description}}}}},
+      {"required", {spec.parameter}}};
+  return {{"type", "function"},
+          {"function", {{"name", spec.name}, {"description", spec.description}, {"parameters", std::move(parameters)}}}};
 }
+
+nlohmann::ordered_json ComputerTool::tools() const { return nlohmann::ordered_json::array({tool_object(spec_)}); }
 
 std::optional<std::string> ComputerTool::answer(const chat::ToolCall& call) {
   if (call.name != spec_.name) return std::nullopt;

@@ -25,6 +25,9 @@ struct ComputerToolSpec {
 // The calculator tool's description (the firmware that answers it is firmware/calc).
 ComputerToolSpec calculator_tool_spec();
 
+// The tool as the chat offers it: an OpenAI tool object with the one string parameter.
+nlohmann::ordered_json tool_object(const ComputerToolSpec& spec);
+
 class ComputerTool : public chat::ToolAnswerer {
  public:
   // `on_answer` (optional) sees each call's answer as the computer gave it: its figures for

@@ -3,31 +3,23 @@
 // chat template) merged with the real machine, compiled for it. Programs served over the console
 // run inside the merged checkpoint's compiled layers, on a state of their own that persists
 // between requests, is saved and restored, and never touches the conversation's state.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sys/file.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
 
 #include "chat/checkpoint_chat.h"
 #include "chat/session.h"
-#include "chat/synthetic_chat_model.h"
 #include "chat/tool_calls.h"
-#include "cpu/machine.h"
-#include "driver/compiled_machine.h"
 #include "emulator/emulator.h"
 #include "engine/bitwise_comparison.h"
-#include "engine/synthetic_checkpoint.h"
-#include "merge/merge.h"
 #include "support/error.h"
 #include "tokenizer/reference_tokenizer.h"
 #include "toolcall/computer_tool.h"
 #include "toolcall/console_program.h"
 #include "toolcall/merged_computer.h"
+#include "toolcall/merged_testing.h"
 #include "toolchain/program_testing.h"
 
 namespace rvformer::toolcall {
@@ -55,39 +47,11 @@ int main(void) {
 }
 )";
 
-// The merged checkpoint is made once per build of the machine and kept in the compiled-machine
-// cache (writing it takes seconds and a gigabyte of disk); a file lock keeps concurrent test
-// processes from making it twice.
-fs::path merged_checkpoint() {
-  const char* cache = std::getenv("RVFORMER_CACHE");
-  const fs::path root = cache ? fs::path(cache) : fs::path(::testing::TempDir());
-  fs::create_directories(root);
-  engine::SyntheticModel base = engine::synthetic_preset("narrow");
-  const auto machine = cpu::build_machine();
-  const fs::path compiled = driver::machine_checkpoint(*machine, std::nullopt, [](const std::string&) {},
-                                                       static_cast<int>(base.config.hidden_size));
-  const fs::path merged = root / ("toolcall-narrow-" + compiled.filename().string());
-  const int lock = ::open((root / "toolcall.lock").c_str(), O_CREAT | O_RDWR, 0644);
-  ::flock(lock, LOCK_EX);
-  if (!fs::exists(merged / "rvformer-merge.json")) {
-    const fs::path base_dir = root / "toolcall-narrow-base";
-    fs::remove_all(base_dir);
-    fs::remove_all(merged);
-    base.max_shard_bytes = 64'000'000;
-    chat::testing::write_synthetic_chat_checkpoint(base_dir, base);
-    merge::merge_checkpoints(base_dir, compiled, merged, {});
-    fs::remove_all(base_dir);
-  }
-  ::flock(lock, LOCK_UN);
-  ::close(lock);
-  return merged;
-}
-
 class ToolCallTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     if (!tokenizer::testing::missing_reference_package().empty()) return;
-    merged_ = merged_checkpoint();
+    merged_ = testing::merged_test_checkpoint();
     computer_ = std::make_unique<MergedComputer>(merged_);
   }
   static void TearDownTestSuite() { computer_.reset(); }
@@ -203,7 +167,7 @@ TEST_F(ToolCallTest, TheConversationReadsTheAnswerAsIfItHadBeenGivenAsText) {
   ComputerTool tool(*computer_, line_server(), {.name = "summer", .description = "sums bytes", .parameter = "text",
                                                 .parameter_description = "the bytes"});
   chat::Conversation conversation;
-  conversation.tools = chat::offer_tools(nullptr, tool);
+  conversation.tools = chat::offer_tools(nullptr, tool.tools());
   conversation.messages = {{"user", "Sum the bytes of 'hi'.", {}, {}, {}, {}}, {"assistant", "", {}, {}, {}, {}}};
   conversation.messages.back().tool_calls = {{"", "summer", {{"text", "hi"}}}};
   chat::SessionOptions options;
