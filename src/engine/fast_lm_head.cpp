@@ -40,6 +40,7 @@ FastLmHead::FastLmHead(ColumnMatrix matrix)
       every_part_(matrix_.parts()),
       scores_(block_count(matrix_.rows()) * block_lanes, 0.0f),
       written_(default_part_rows / block_lanes),
+      part_bounds_(matrix_.parts(), 0.0f),
       memo_(2 * memo_max_nonzeros, 1, memo_slots_log2) {
   std::iota(every_part_.begin(), every_part_.end(), 0u);
   for (std::size_t col = 0; col < matrix_.cols(); ++col) {
@@ -47,10 +48,15 @@ FastLmHead::FastLmHead(ColumnMatrix matrix)
     for (std::uint32_t part : every_part_) {
       if (matrix_.column_part_nonzeros(col, part) == 0) continue;
       reach.parts.push_back(part);
+      float least = 0.0f, largest = 0.0f;
       matrix_.for_each_stored_weight(col, part, [&](std::size_t, float weight) {
-        reach.least = std::min(reach.least, weight);
-        reach.largest = std::max(reach.largest, weight);
+        least = std::min(least, weight);
+        largest = std::max(largest, weight);
       });
+      reach.part_least.push_back(least);
+      reach.part_largest.push_back(largest);
+      reach.least = std::min(reach.least, least);
+      reach.largest = std::max(reach.largest, largest);
     }
   }
 }
@@ -110,6 +116,17 @@ std::optional<std::size_t> FastLmHead::pivot_of(const SparseVector& x) const {
   return pivot;
 }
 
+namespace {
+
+// The largest term a weight in [least, largest] makes with input x, or +0 when that is below +0 (a
+// row without a weight in the column adds +0).
+float largest_term(float least, float largest, float x) {
+  const float term = x > 0.0f ? largest * x : least * x;
+  return term > 0.0f ? term : 0.0f;
+}
+
+}  // namespace
+
 // A row outside the pivot's parts sums the other inputs' terms, in the same column order from +0;
 // each term is at most its column's largest term (a missing one counts as +0), and a rounded
 // product or sum never decreases when an operand grows.
@@ -118,10 +135,36 @@ float FastLmHead::bound_without(const SparseVector& x, std::size_t pivot) const 
   for (std::size_t k = 0; k < x.size(); ++k) {
     const ColumnReach& reach = reach_[x.index(k)];
     if (k == pivot || reach.parts.empty()) continue;
-    const float largest_term = x.value(k) > 0.0f ? reach.largest * x.value(k) : reach.least * x.value(k);
-    bound += largest_term > 0.0f ? largest_term : 0.0f;
+    bound += largest_term(reach.least, reach.largest, x.value(k));
   }
   return bound;
+}
+
+// The same bound part by part: a row of part p sums, in column order, the terms of the columns
+// that reach p, each at most that column's largest term in p.
+std::vector<std::uint32_t> FastLmHead::parts_reaching(const SparseVector& x, std::span<const std::uint32_t> pivot_parts,
+                                                      float best) {
+  std::fill(part_bounds_.begin(), part_bounds_.end(), 0.0f);
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    const ColumnReach& reach = reach_[x.index(k)];
+    for (std::size_t i = 0; i < reach.parts.size(); ++i) {
+      part_bounds_[reach.parts[i]] += largest_term(reach.part_least[i], reach.part_largest[i], x.value(k));
+    }
+  }
+  std::vector<std::uint32_t> reaching;
+  for (std::uint32_t part : every_part_) {
+    if (part_bounds_[part] >= best && !std::binary_search(pivot_parts.begin(), pivot_parts.end(), part)) {
+      reaching.push_back(part);
+    }
+  }
+  return reaching;
+}
+
+FastLmHead::PartsArgmax FastLmHead::better(const PartsArgmax& a, const PartsArgmax& b) {
+  if (!b.found) return a;
+  if (!a.found) return b;
+  if (b.value > a.value || (b.value == a.value && b.row < a.row)) return b;
+  return a;
 }
 
 std::optional<std::uint32_t> FastLmHead::argmax_from_pivot(const SparseInput& hidden, LmHeadCounters& counters) {
@@ -134,9 +177,17 @@ std::optional<std::uint32_t> FastLmHead::argmax_from_pivot(const SparseInput& hi
   const float bound = bound_without(hidden.nonzeros, *pivot);
   // Strictly above the bound (≥ +0): above every row outside, so no tie crosses the parts' edge.
   const PartsArgmax best = scan_parts(parts, hidden, counters.weights);
-  if (!best.found || best.is_nan || !(best.value > bound)) return std::nullopt;
-  ++counters.from_pivot;
-  return static_cast<std::uint32_t>(best.row);
+  if (!best.found || best.is_nan || !(best.value > 0.0f)) return std::nullopt;
+  if (best.value > bound) {
+    ++counters.from_pivot;
+    return static_cast<std::uint32_t>(best.row);
+  }
+  // Above +0, the best score beats every row no weight reached, and every part whose bound is
+  // below it; the parts whose bound reaches it (ties included) are computed.
+  const std::vector<std::uint32_t> reaching = parts_reaching(hidden.nonzeros, parts, best.value);
+  const PartsArgmax overall = better(best, scan_parts(reaching, hidden, counters.weights));
+  ++counters.from_bounds;
+  return static_cast<std::uint32_t>(overall.row);
 }
 
 std::uint32_t FastLmHead::compute_argmax(const SparseInput& hidden, LmHeadCounters& counters) {

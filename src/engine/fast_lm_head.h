@@ -14,7 +14,9 @@
 // are monotonic, no such row scores above the bound summed the same way from each column's largest
 // term (its largest or smallest weight times the input, or +0 when that is below +0). When the best
 // row of the pivot's parts, computed exactly, scores strictly above that bound, it is the greedy
-// token; otherwise every part is computed.
+// token. Otherwise, when that best score is above +0, each other part gets a bound of its own,
+// summed the same way from each column's largest term in that part, and only the parts whose bound
+// reaches the best score are computed; otherwise every part is.
 //
 // The greedy token is a pure function of the hidden state's non-zero (index, bits) pairs (the ±0
 // entries' products are skipped alike), so argmax() remembers it for recent hidden states: a
@@ -37,6 +39,7 @@ struct LmHeadCounters {
   std::uint64_t weights = 0;     // weights multiplied
   std::uint64_t remembered = 0;  // greedy tokens recalled from the memo
   std::uint64_t from_pivot = 0;  // greedy tokens computed from the pivot column's parts alone
+  std::uint64_t from_bounds = 0;  // ... from the pivot's parts and the parts whose bound reaches them
 };
 
 class FastLmHead {
@@ -61,11 +64,13 @@ class FastLmHead {
   std::uint32_t argmax(const SparseInput& hidden, LmHeadCounters& counters);
 
  private:
-  // Per input column: the parts holding its weights (increasing), and its least and largest weight.
+  // Per input column: the parts holding its weights (increasing), and its least and largest weight,
+  // in all of them and in each.
   struct ColumnReach {
     std::vector<std::uint32_t> parts;
     float least = 0.0f;
     float largest = 0.0f;
+    std::vector<float> part_least, part_largest;  // per entry of parts
   };
   // The best score among the rows of some parts, and the first row there that no weight reached.
   struct PartsArgmax {
@@ -85,6 +90,13 @@ class FastLmHead {
   std::optional<std::size_t> pivot_of(const SparseVector& x) const;
   // A bound on the score of every row outside the pivot's parts.
   float bound_without(const SparseVector& x, std::size_t pivot) const;
+  // With the pivot's best row `best` (above +0): the parts outside `pivot_parts` that a row scoring
+  // at least best.value may lie in, by each part's own bound (increasing).
+  std::vector<std::uint32_t> parts_reaching(const SparseVector& x, std::span<const std::uint32_t> pivot_parts,
+                                            float best);
+  // The better of two results of scan_parts over disjoint parts (the higher score; the lower row on
+  // equal scores).
+  static PartsArgmax better(const PartsArgmax& a, const PartsArgmax& b);
   // Accumulates and scans the listed parts (increasing), leaving their scores +0 again.
   PartsArgmax scan_parts(std::span<const std::uint32_t> parts, const SparseInput& hidden, std::uint64_t& weights);
 
@@ -93,6 +105,7 @@ class FastLmHead {
   std::vector<std::uint32_t> every_part_;
   BlockFloats scores_;  // +0 between calls
   BlockSet written_;    // blocks of scores_ written in the part being scanned (relative to the part)
+  std::vector<float> part_bounds_;  // per part, while computing a greedy token
   Memo memo_;           // greedy tokens of recent hidden states
   std::vector<std::uint32_t> memo_key_;
 };
