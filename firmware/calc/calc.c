@@ -1,0 +1,405 @@
+/* firmware/calc/calc.c — the calculator: reads expressions from the console, one a line, and prints
+ * each one's exact value, or a line starting "error: ", before it reads the next line
+ * (docs/calculator.md gives the grammar, the output rule, the limits and the console protocol).
+ *
+ * The line is evaluated while it is read, by operator precedence with explicit stacks: numbers go
+ * straight into the arena limb by limb, so a line's length is limited only by the arena, and
+ * parentheses nest without recursion in C.
+ */
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rational.h"
+
+/* ---- console: the runtime's stream functions, called directly (one input byte per call) ---- */
+
+static int read_byte(void) {
+    int c = stdin->get(stdin);
+    return c < 0 ? EOF : c;
+}
+
+static void write_byte(char c) { stdout->put(c, stdout); }
+
+static void write_text(const char* text) {
+    while (*text) write_byte(*text++);
+}
+
+/* ---- memory: the arena takes the RAM between the static data and the stack ---- */
+
+#define STACK_BYTES 4096 /* kept for the C stack below its top (the deepest call chain uses ~1 KB) */
+#define MAX_VALUES 200    /* operands waiting for an operator: the nesting limit */
+#define MAX_OPERATORS 400
+
+extern limb_t __heap_start[];
+extern char __stack_top[];
+
+/* ---- printing ---- */
+
+/* The nine decimal digits of a limb, most significant first; dividing by 10 is a multiplication. */
+static void limb_digits(limb_t limb, char digits[LIMB_DIGITS]) {
+    for (int i = LIMB_DIGITS - 1; i >= 0; --i) {
+        limb_t tenth = (limb_t)(((uint64_t)limb * 0xCCCCCCCDu) >> 35);
+        digits[i] = (char)('0' + (limb - tenth * 10));
+        limb = tenth;
+    }
+}
+
+/* x in decimal with a point before its last `fraction_digits` digits (none if 0). */
+static void write_natural(natural x, int fraction_digits) {
+    int total = natural_digits(x);
+    if (fraction_digits >= total) {
+        write_text(fraction_digits ? "0." : "0");
+        for (int i = total; i < fraction_digits; ++i) write_byte('0');
+    }
+    int skip = x.count ? LIMB_DIGITS * x.count - total : 0; /* leading zeros of the top limb */
+    int written = 0;
+    for (int i = x.count - 1; i >= 0; --i) {
+        char digits[LIMB_DIGITS];
+        limb_digits(x.limbs[i], digits);
+        for (int k = i == x.count - 1 ? skip : 0; k < LIMB_DIGITS; ++k) {
+            if (written == total - fraction_digits && written) write_byte('.');
+            write_byte(digits[k]);
+            ++written;
+        }
+    }
+}
+
+/* Divides x by the largest power of `prime` (2 or 5) that divides it; returns that power's exponent.
+ * 10^9 is a multiple of 2^9 and 5^9, so x's lowest limb tells divisibility by up to the ninth power. */
+static int remove_factor(natural* x, limb_t prime) {
+    int removed = 0;
+    for (;;) {
+        limb_t low = x->limbs[0], divisor = 1;
+        int k = 0;
+        while (k < LIMB_DIGITS && low % (divisor * prime) == 0) {
+            divisor *= prime;
+            ++k;
+        }
+        if (k == 0) return removed;
+        limb_divisor d;
+        limb_divisor_init(&d, divisor);
+        limbs_div_1(x->limbs, x->limbs, x->count, &d);
+        *x = natural_trim(*x);
+        removed += k;
+    }
+}
+
+/* Multiplies x (the arena's last number) by prime^count. */
+static natural multiply_power(natural x, limb_t prime, int count) {
+    limb_t* start = x.limbs;
+    int chunk = prime == 2 ? 29 : 12; /* 2^29 and 5^12 are below 10^9 */
+    while (count > 0) {
+        int k = count < chunk ? count : chunk;
+        limb_t factor = 1;
+        for (int i = 0; i < k; ++i) factor *= prime;
+        x = natural_move(natural_mul_limb(x, factor), start);
+        count -= k;
+    }
+    return x;
+}
+
+/* The output rule: an integer; else a terminating decimal when the denominator is 2^a 5^b; else p/q. */
+static void write_rational(rational x) {
+    if (x.negative) write_byte('-');
+    if (rational_is_integer(x)) {
+        write_natural(x.numerator, 0);
+        return;
+    }
+    limb_t* mark = arena_top();
+    natural rest = natural_copy(x.denominator);
+    int twos = remove_factor(&rest, 2);
+    int fives = remove_factor(&rest, 5);
+    if (natural_is_one(rest)) {
+        int places = twos > fives ? twos : fives;
+        natural scaled = natural_copy(x.numerator);
+        scaled = multiply_power(scaled, 2, places - twos);
+        scaled = multiply_power(scaled, 5, places - fives);
+        write_natural(scaled, places);
+    } else {
+        write_natural(x.numerator, 0);
+        write_byte('/');
+        write_natural(x.denominator, 0);
+    }
+    arena_release(mark);
+}
+
+/* ---- evaluation ---- */
+
+enum { OPEN = 16, NEGATE, PLUS }; /* stack entries besides calc_operator's binary operators */
+
+typedef struct {
+    limb_t* start;
+    uint16_t numerator_count, denominator_count;
+    uint8_t negative;
+} value;
+
+static value values[MAX_VALUES];
+static int value_count;
+static uint8_t operators[MAX_OPERATORS];
+static int operator_count;
+
+static const char* failure;  /* the first evaluation error of the line, or 0 */
+static jmp_buf overflow_jump; /* where arena_overflow() returns to while an operator runs */
+static limb_t* arena_start;
+
+_Noreturn void arena_overflow(void) { longjmp(overflow_jump, 1); }
+
+static rational as_rational(value v) {
+    return (rational){{v.start, v.numerator_count},
+                      {v.start + v.numerator_count, v.denominator_count},
+                      v.negative};
+}
+
+static void push_value(rational x) {
+    values[value_count++] = (value){x.numerator.limbs, (uint16_t)x.numerator.count,
+                                    (uint16_t)x.denominator.count, (uint8_t)x.negative};
+}
+
+/* A value that stands in for one that could not be computed, so that parsing goes on. */
+static rational placeholder(limb_t* at) {
+    arena_release(at);
+    return (rational){{at, 0}, {at, 0}, 0};
+}
+
+static const char* status_text(calc_status status) {
+    switch (status) {
+        case CALC_DIVISION_BY_ZERO: return "division by zero";
+        case CALC_NON_INTEGER_EXPONENT: return "non-integer exponent";
+        case CALC_TOO_LARGE: return "result too large";
+        default: return 0;
+    }
+}
+
+static void apply(int op) {
+    if (op == NEGATE || op == PLUS) {
+        value* v = &values[value_count - 1];
+        if (op == NEGATE && v->numerator_count) v->negative = !v->negative;
+        return;
+    }
+    value_count -= 2;
+    rational x = as_rational(values[value_count]), y = as_rational(values[value_count + 1]);
+    limb_t* destination = x.numerator.limbs;
+    rational result;
+    if (failure) {
+        result = placeholder(destination);
+    } else if (setjmp(overflow_jump)) {
+        failure = status_text(CALC_TOO_LARGE);
+        result = placeholder(destination);
+    } else {
+        calc_status status = rational_apply((calc_operator)op, x, y, destination, &result);
+        if (status != CALC_OK) {
+            failure = status_text(status);
+            result = placeholder(destination);
+        }
+    }
+    push_value(result);
+}
+
+static int precedence(int op) {
+    switch (op) {
+        case OP_ADD: case OP_SUB: return 1;
+        case OP_MUL: case OP_DIV: case OP_FLOOR_DIV: case OP_MOD: return 2;
+        case NEGATE: case PLUS: return 3;
+        case OP_POW: return 4;
+        default: return 0;
+    }
+}
+
+/* ---- parsing ---- */
+
+typedef struct {
+    int c;            /* the current byte (EOF at the end of input) */
+    int column;       /* its column, from 1 */
+    int error_column; /* the first syntax error's column, or 0 */
+    int too_deep;
+    int seen_eof;
+} reader;
+
+static void advance(reader* in) {
+    in->c = read_byte();
+    ++in->column;
+    if (in->c == EOF) in->seen_eof = 1;
+}
+
+static int at_line_end(const reader* in) { return in->c == '\n' || in->c == EOF; }
+static int is_digit(int c) { return c >= '0' && c <= '9'; }
+
+/* Reads a number: digits with at most one decimal point, limb by limb into the arena. The limbs
+ * arrive most significant first, nine digits each, and the last one short: they are reversed and
+ * shifted at the end. */
+static void read_number(reader* in) {
+    int start_column = in->column;
+    limb_t* start = arena_top();
+    int limbs = 0, digits = 0, pending_digits = 0, fraction_digits = 0, point = 0, stored = !failure;
+    limb_t pending = 0;
+    for (;; advance(in)) {
+        if (in->c == '.' && !point) {
+            point = 1;
+            continue;
+        }
+        if (!is_digit(in->c)) break;
+        ++digits;
+        fraction_digits += point;
+        if (pending == 0 && limbs == 0 && in->c == '0') continue; /* a leading zero */
+        pending = pending * 10 + (limb_t)(in->c - '0');
+        if (++pending_digits < LIMB_DIGITS) continue;
+        if (stored && arena_room() < 2) {
+            stored = 0;
+            failure = status_text(CALC_TOO_LARGE);
+        }
+        if (stored) start[limbs] = pending;
+        arena_allocate(stored);
+        ++limbs;
+        pending = 0;
+        pending_digits = 0;
+    }
+    if (digits == 0) {
+        if (!in->error_column) in->error_column = start_column;
+        push_value(placeholder(start));
+        return;
+    }
+    if (!stored) {
+        push_value(placeholder(start));
+        return;
+    }
+    natural x = {start, limbs};
+    for (int i = 0, j = limbs - 1; i < j; ++i, --j) {
+        limb_t t = start[i];
+        start[i] = start[j];
+        start[j] = t;
+    }
+    limb_t scale = 1;
+    for (int i = 0; i < pending_digits; ++i) scale *= 10;
+    if (setjmp(overflow_jump)) {
+        failure = status_text(CALC_TOO_LARGE);
+        push_value(placeholder(start));
+        return;
+    }
+    x = natural_mul_limb(x, scale);                                  /* above the digits */
+    x = natural_move(natural_add(x, natural_small(pending)), start); /* and back in their place */
+    push_value(rational_from_decimal(x, fraction_digits, start));
+}
+
+static int push_operator(reader* in, int op) {
+    if (operator_count == MAX_OPERATORS) {
+        in->too_deep = 1;
+        return 0;
+    }
+    operators[operator_count++] = (uint8_t)op;
+    return 1;
+}
+
+/* A binary operator: first applies the waiting ones that bind at least as tightly (** is
+ * right-associative, so an earlier ** waits for a later one). */
+static int binary(reader* in, int op) {
+    while (operator_count && operators[operator_count - 1] != OPEN) {
+        int waiting = precedence(operators[operator_count - 1]);
+        if (waiting < precedence(op) || (waiting == precedence(op) && op == OP_POW)) break;
+        apply(operators[--operator_count]);
+    }
+    return push_operator(in, op);
+}
+
+/* What a step leaves the parser expecting next. */
+enum { SYNTAX_ERROR, EXPECT_OPERAND, EXPECT_OPERATOR };
+
+static int operand_step(reader* in) {
+    if (is_digit(in->c) || in->c == '.') {
+        if (value_count == MAX_VALUES) {
+            in->too_deep = 1;
+            return SYNTAX_ERROR;
+        }
+        read_number(in);
+        return in->error_column ? SYNTAX_ERROR : EXPECT_OPERATOR;
+    }
+    int op = in->c == '(' ? OPEN : in->c == '-' ? NEGATE : in->c == '+' ? PLUS : -1;
+    if (op < 0) return SYNTAX_ERROR;
+    advance(in);
+    return push_operator(in, op) ? EXPECT_OPERAND : SYNTAX_ERROR;
+}
+
+static int operator_step(reader* in) {
+    int op;
+    switch (in->c) {
+        case '+': op = OP_ADD; advance(in); break;
+        case '-': op = OP_SUB; advance(in); break;
+        case '%': op = OP_MOD; advance(in); break;
+        case '*':
+        case '/': {
+            int first = in->c;
+            advance(in);
+            int twice = in->c == first;
+            if (twice) advance(in);
+            op = first == '*' ? (twice ? OP_POW : OP_MUL) : (twice ? OP_FLOOR_DIV : OP_DIV);
+            break;
+        }
+        case ')':
+            while (operator_count && operators[operator_count - 1] != OPEN) apply(operators[--operator_count]);
+            if (!operator_count) return SYNTAX_ERROR;
+            --operator_count;
+            advance(in);
+            return EXPECT_OPERATOR;
+        default: return SYNTAX_ERROR;
+    }
+    return binary(in, op) ? EXPECT_OPERAND : SYNTAX_ERROR;
+}
+
+/* Parses and evaluates the line whose first byte is in->c, up to its '\n' (or the end of input);
+ * returns the error message, or 0 with the value on the value stack. */
+static const char* evaluate_line(reader* in) {
+    arena_release(arena_start);
+    value_count = 0;
+    operator_count = 0;
+    failure = 0;
+    in->column = 1;
+    in->error_column = 0;
+    in->too_deep = 0;
+    int expecting = EXPECT_OPERAND, empty = 1;
+    while (!at_line_end(in)) {
+        if (in->c == ' ' || in->c == '\t' || in->c == '\r') {
+            advance(in);
+            continue;
+        }
+        empty = 0;
+        int column = in->column;
+        expecting = expecting == EXPECT_OPERAND ? operand_step(in) : operator_step(in);
+        if (expecting == SYNTAX_ERROR) {
+            if (!in->error_column && !in->too_deep) in->error_column = column;
+            break;
+        }
+    }
+    while (!at_line_end(in)) advance(in); /* the rest of a line with a syntax error */
+    if (empty) return "empty expression";
+    if (in->too_deep) return "expression nested too deeply";
+    if (!in->error_column && expecting == EXPECT_OPERAND) in->error_column = in->column;
+    while (!in->error_column && operator_count) {
+        int op = operators[--operator_count];
+        if (op == OPEN)
+            in->error_column = in->column;
+        else
+            apply(op);
+    }
+    if (in->error_column) return "syntax error at column "; /* the column follows */
+    return failure;
+}
+
+int main(void) {
+    arena_start = __heap_start;
+    arena_init(arena_start, (limb_t*)((uintptr_t)__stack_top - STACK_BYTES));
+    reader in = {0};
+    for (;;) {
+        advance(&in);
+        if (in.c == EOF) return 0;
+        const char* error = evaluate_line(&in);
+        if (error) {
+            write_text("error: ");
+            write_text(error);
+            if (in.error_column) write_natural(natural_small((limb_t)in.error_column), 0);
+        } else {
+            write_rational(as_rational(values[0]));
+        }
+        write_byte('\n');
+        if (in.seen_eof) return 0;
+    }
+}
