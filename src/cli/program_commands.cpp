@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_status.h"
+#include "cli/program_run.h"
 #include "cli/weights.h"
 #include "cli/whole_number_option.h"
 #include "driver/trace_protocol.h"
@@ -29,12 +30,8 @@ namespace {
 
 struct RunOptions {
   std::string program;
-  std::string on = "weights";
-  bool stats = false;
-  std::optional<std::uint64_t> max_instructions;
-  WeightsOptions weights;                 // --model, --engine (weights only)
-  std::optional<std::string> dump_trace;  // --dump-trace FILE (weights only)
-  std::optional<std::string> input;       // --input FILE: console input instead of standard input
+  ProgramRunOptions run;
+  std::optional<std::string> input;  // --input FILE: console input instead of standard input
 };
 
 struct CompileCommandOptions {
@@ -44,11 +41,6 @@ struct CompileCommandOptions {
   std::string target = std::string(program::kRvformerMap.name);
   bool verbose = false;
 };
-
-void write_console_byte(std::uint8_t byte) {
-  std::fputc(byte, stdout);
-  if (byte == '\n') std::fflush(stdout);
-}
 
 struct RunStats {
   std::string on;
@@ -119,14 +111,13 @@ int end_run(const std::optional<Failure>& failure, std::uint32_t exit_code, RunS
   return failure ? failure->status : isa::exit_status(exit_code);
 }
 
-int run_on_emulator(const program::ProgramImage& image, const RunOptions& options) {
+int run_on_emulator(const program::ProgramImage& image, const ProgramRunOptions& options,
+                    const ProgramConsole& console) {
   emulator::Emulator machine(image);
-  ConsoleInput input(options.input);
-  machine.set_input([&input] { return input.next(); });
+  machine.set_input(console.input);
   auto start = std::chrono::steady_clock::now();
   emulator::RunResult result =
-      machine.run(options.max_instructions.value_or(std::numeric_limits<std::uint64_t>::max()),
-                  write_console_byte);
+      machine.run(options.max_instructions.value_or(std::numeric_limits<std::uint64_t>::max()), console.output);
   std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   return end_run(run_failure(result, machine), result.exit_code,
                  {.on = "emulator", .instructions = machine.instructions_retired(), .seconds = elapsed.count(),
@@ -134,11 +125,11 @@ int run_on_emulator(const program::ProgramImage& image, const RunOptions& option
                  options.stats);
 }
 
-int run_in_weights(const program::ProgramImage& image, const RunOptions& options) {
+int run_in_weights(const program::ProgramImage& image, const ProgramRunOptions& options,
+                   const ProgramConsole& console) {
   // Check the image before the long model work: a bad image fails in a second.
   driver::Protocol protocol(machine_spec(options.weights.machine));
   driver::program_load_tokens(image, protocol);
-  ConsoleInput input(options.input);
   LoadedMachine loaded = load_machine(options.weights);
 
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> dump(nullptr, std::fclose);
@@ -148,8 +139,8 @@ int run_in_weights(const program::ProgramImage& image, const RunOptions& options
   }
   driver::RunOptions run;
   run.max_instructions = options.max_instructions.value_or(std::numeric_limits<std::uint64_t>::max());
-  run.console = write_console_byte;
-  run.input = [&input] { return input.next(); };
+  run.console = console.output;
+  run.input = console.input;
   std::uint64_t retired = 0;
   ProgressReport progress(options.weights.progress_seconds,
                           [&](std::uint64_t passes) { return fmt::format("{} instructions, {} passes", retired, passes); });
@@ -171,13 +162,13 @@ int run_in_weights(const program::ProgramImage& image, const RunOptions& options
 }
 
 int run_command(const RunOptions& options) {
-  if (options.on != "weights" && (options.weights.model || options.dump_trace || options.weights.engine != "fast"))
-    fail("--model, --engine and --dump-trace apply to runs in the weights (--on weights)");
-  if (options.dump_trace) check_output_file(*options.dump_trace);
+  check_program_run_options(options.run);
   std::filesystem::path program =
       options.program.empty() ? toolchain::default_program() : std::filesystem::path(options.program);
-  program::ProgramImage image = toolchain::load_program(program, machine_spec(options.weights.machine).memory_map());
-  return options.on == "weights" ? run_in_weights(image, options) : run_on_emulator(image, options);
+  program::ProgramImage image =
+      toolchain::load_program(program, machine_spec(options.run.weights.machine).memory_map());
+  ConsoleInput input(options.input);
+  return run_program_image(image, options.run, {[&input] { return input.next(); }, write_console_byte});
 }
 
 int compile_command(const CompileCommandOptions& options) {
@@ -195,14 +186,7 @@ void add_run_command(CLI::App& app, Action& action) {
   CLI::App* run = app.add_subcommand("run", "Run a RISC-V program (a .c file or an ELF)");
   run->add_option("PROGRAM", options->program,
                   "C source (compiled with -O2) or ELF executable; default examples/hello.c");
-  run->add_option("--on", options->on, "Where to run it: weights (default; inside the compiled model) or emulator")
-      ->check(CLI::IsMember({"emulator", "weights"}));
-  run->add_flag("--stats", options->stats,
-                "Print instructions and seconds as one JSON line, the last line of stderr");
-  add_whole_number_option(*run, "--max-instructions", options->max_instructions, "Stop with an error after N instructions");
-  add_weights_options(*run, options->weights);
-  run->add_option("--dump-trace", options->dump_trace,
-                  "Write every token fed to the model (loading included), one id per line, to FILE");
+  add_program_run_options(*run, options->run);
   add_input_option(*run, options->input);
   run->callback([options, &action] { action = [options] { return run_command(*options); }; });
 }
@@ -223,6 +207,33 @@ void add_compile_command(CLI::App& app, Action& action) {
 }
 
 }  // namespace
+
+void write_console_byte(std::uint8_t byte) {
+  std::fputc(byte, stdout);
+  if (byte == '\n') std::fflush(stdout);
+}
+
+void add_program_run_options(CLI::App& command, ProgramRunOptions& options) {
+  command.add_option("--on", options.on, "Where to run it: weights (default; inside the compiled model) or emulator")
+      ->check(CLI::IsMember({"emulator", "weights"}));
+  command.add_flag("--stats", options.stats, "Print instructions and seconds as one JSON line, the last line of stderr");
+  add_whole_number_option(command, "--max-instructions", options.max_instructions,
+                          "Stop with an error after N instructions");
+  add_weights_options(command, options.weights);
+  command.add_option("--dump-trace", options.dump_trace,
+                     "Write every token fed to the model (loading included), one id per line, to FILE");
+}
+
+void check_program_run_options(const ProgramRunOptions& options) {
+  if (options.on != "weights" && (options.weights.model || options.dump_trace || options.weights.engine != "fast"))
+    fail("--model, --engine and --dump-trace apply to runs in the weights (--on weights)");
+  if (options.dump_trace) check_output_file(*options.dump_trace);
+}
+
+int run_program_image(const program::ProgramImage& image, const ProgramRunOptions& options,
+                      const ProgramConsole& console) {
+  return options.on == "weights" ? run_in_weights(image, options, console) : run_on_emulator(image, options, console);
+}
 
 void add_program_commands(CLI::App& app, Action& action) {
   add_run_command(app, action);
