@@ -12,14 +12,24 @@
 
 #include "rational.h"
 
-/* ---- console: the runtime's stream functions, called directly (one input byte per call) ---- */
+/* ---- console: the machine's registers, one instruction a byte (stdio where a map lacks them) ---- */
 
-static int read_byte(void) {
+static inline int read_byte(void) {
+#ifdef RVFORMER_INPUT_ADDRESS
+    return (int)*(volatile int32_t*)RVFORMER_INPUT_ADDRESS; /* -1 at the end */
+#else
     int c = stdin->get(stdin);
     return c < 0 ? EOF : c;
+#endif
 }
 
-static void write_byte(char c) { stdout->put(c, stdout); }
+static inline void write_byte(char c) {
+#ifdef RVFORMER_CONSOLE_ADDRESS
+    *(volatile uint8_t*)RVFORMER_CONSOLE_ADDRESS = (uint8_t)c;
+#else
+    stdout->put(c, stdout);
+#endif
+}
 
 static void write_text(const char* text) {
     while (*text) write_byte(*text++);
@@ -36,32 +46,49 @@ extern char __stack_top[];
 
 /* ---- printing ---- */
 
-/* The nine decimal digits of a limb, most significant first; dividing by 10 is a multiplication. */
-static void limb_digits(limb_t limb, char digits[LIMB_DIGITS]) {
-    for (int i = LIMB_DIGITS - 1; i >= 0; --i) {
-        limb_t tenth = (limb_t)(((uint64_t)limb * 0xCCCCCCCDu) >> 35);
-        digits[i] = (char)('0' + (limb - tenth * 10));
-        limb = tenth;
+/* Writes the last `count` of the nine decimal digits of a limb. The limb becomes the fraction
+ * y / 2^32 ~ limb / 10^9 (from above, by less than 3 / 2^32: exact enough for nine digits), and each
+ * digit is the integer part of ten times the fraction: one mulhu and one mul a digit. */
+#define DIGITS_RECIPROCAL 2305843010u /* ceil(2^61 / 10^9) */
+static void write_limb(limb_t limb, int count) {
+    uint32_t ten = 10;
+    __asm__("" : "+r"(ten)); /* keeps "times ten" a mul and a mulhu rather than shifts and adds */
+    uint32_t fraction = (uint32_t)(((uint64_t)limb * DIGITS_RECIPROCAL) >> 29) + 1;
+    for (int i = LIMB_DIGITS - count; i > 0; --i) fraction *= ten;
+    for (int i = count; i > 0; --i) {
+        uint64_t product = (uint64_t)fraction * ten;
+        write_byte((char)('0' + (uint32_t)(product >> 32)));
+        fraction = (uint32_t)product;
     }
 }
 
 /* x in decimal with a point before its last `fraction_digits` digits (none if 0). */
 static void write_natural(natural x, int fraction_digits) {
     int total = natural_digits(x);
-    if (fraction_digits >= total) {
-        write_text(fraction_digits ? "0." : "0");
+    int before_point = total - fraction_digits; /* digits before the point, if it falls among them */
+    if (fraction_digits == 0 || before_point <= 0) {
+        if (fraction_digits) write_text("0.");
         for (int i = total; i < fraction_digits; ++i) write_byte('0');
+        if (total == 0) write_byte('0');
+        before_point = -1;
     }
-    int skip = x.count ? LIMB_DIGITS * x.count - total : 0; /* leading zeros of the top limb */
-    int written = 0;
     for (int i = x.count - 1; i >= 0; --i) {
-        char digits[LIMB_DIGITS];
-        limb_digits(x.limbs[i], digits);
-        for (int k = i == x.count - 1 ? skip : 0; k < LIMB_DIGITS; ++k) {
-            if (written == total - fraction_digits && written) write_byte('.');
-            write_byte(digits[k]);
-            ++written;
+        int count = i == x.count - 1 ? total - LIMB_DIGITS * (x.count - 1) : LIMB_DIGITS;
+        if (before_point == 0) write_byte('.');
+        if (before_point > 0 && before_point < count) {
+            /* The point falls inside this limb: write the limb's two parts around it. */
+            limb_t power = 1;
+            for (int k = before_point; k < count; ++k) power *= 10;
+            limb_divisor divisor;
+            limb_divisor_init(&divisor, power);
+            limb_t low, high = limb_divide(&divisor, 0, x.limbs[i], &low);
+            write_limb(high, before_point);
+            write_byte('.');
+            write_limb(low, count - before_point);
+        } else {
+            write_limb(x.limbs[i], count);
         }
+        before_point -= count;
     }
 }
 
@@ -134,9 +161,10 @@ typedef struct {
     uint8_t negative;
 } value;
 
-static value values[MAX_VALUES];
+/* Both stacks sit in the RAM after .bss (not in .bss, which start-up would spend passes zeroing). */
+static value* values;
 static int value_count;
-static uint8_t operators[MAX_OPERATORS];
+static uint8_t* operators;
 static int operator_count;
 
 static const char* failure;  /* the first evaluation error of the line, or 0 */
@@ -225,60 +253,99 @@ static void advance(reader* in) {
 static int at_line_end(const reader* in) { return in->c == '\n' || in->c == EOF; }
 static int is_digit(int c) { return c >= '0' && c <= '9'; }
 
-/* Reads a number: digits with at most one decimal point, limb by limb into the arena. The limbs
- * arrive most significant first, nine digits each, and the last one short: they are reversed and
- * shifted at the end. */
-static void read_number(reader* in) {
-    int start_column = in->column;
-    limb_t* start = arena_top();
-    int limbs = 0, digits = 0, pending_digits = 0, fraction_digits = 0, point = 0, stored = !failure;
-    limb_t pending = 0;
-    for (;; advance(in)) {
-        if (in->c == '.' && !point) {
-            point = 1;
-            continue;
+/* The limbs of the number being read, most significant first, nine digits each. */
+typedef struct {
+    limb_t* start;
+    int limbs;
+    limb_t pending;     /* the digits after the last full limb */
+    int pending_digits;
+    int stored;         /* 0 once the number no longer fits (or the line already failed) */
+} digit_reader;
+
+/* Reads a run of digits from c on; returns how many, leaving the byte after them in *c. */
+static int read_digits(digit_reader* r, int* c) {
+    int before = LIMB_DIGITS * r->limbs + r->pending_digits;
+    unsigned digit;
+    while ((digit = (unsigned)(*c - '0')) <= 9) {
+        r->pending = r->pending * 10 + digit;
+        if (++r->pending_digits == LIMB_DIGITS) {
+            if (r->stored && arena_room() < 2) {
+                r->stored = 0;
+                failure = status_text(CALC_TOO_LARGE);
+            }
+            if (r->stored) r->start[r->limbs] = r->pending;
+            arena_allocate(r->stored);
+            ++r->limbs;
+            r->pending = 0;
+            r->pending_digits = 0;
         }
-        if (!is_digit(in->c)) break;
-        ++digits;
-        fraction_digits += point;
-        if (pending == 0 && limbs == 0 && in->c == '0') continue; /* a leading zero */
-        pending = pending * 10 + (limb_t)(in->c - '0');
-        if (++pending_digits < LIMB_DIGITS) continue;
-        if (stored && arena_room() < 2) {
-            stored = 0;
-            failure = status_text(CALC_TOO_LARGE);
-        }
-        if (stored) start[limbs] = pending;
-        arena_allocate(stored);
-        ++limbs;
-        pending = 0;
-        pending_digits = 0;
+        *c = read_byte();
     }
+    return LIMB_DIGITS * r->limbs + r->pending_digits - before;
+}
+
+static void store_number(digit_reader r, int fraction_digits);
+
+/* Reads a number: digits with at most one decimal point, into the arena as it comes (leading zeros
+ * only counted). The limbs arrive most significant first and the last one short: they are reversed
+ * and shifted at the end. */
+static void read_number(reader* in) {
+    int c = in->c, digits = 0, fraction_digits = 0, point = 0;
+    for (;; c = read_byte()) {
+        if (c == '0') {
+            ++digits;
+            fraction_digits += point;
+        } else if (c == '.' && !point) {
+            point = 1;
+        } else {
+            break;
+        }
+    }
+    digit_reader r = {arena_top(), 0, 0, 0, !failure};
+    for (;;) {
+        int run = read_digits(&r, &c);
+        digits += run;
+        if (point) fraction_digits += run;
+        if (c != '.' || point) break;
+        point = 1;
+        c = read_byte();
+    }
+    int start_column = in->column;
+    in->c = c;
+    in->column += digits + point;
+    if (c == EOF) in->seen_eof = 1;
     if (digits == 0) {
         if (!in->error_column) in->error_column = start_column;
-        push_value(placeholder(start));
+        push_value(placeholder(r.start));
         return;
     }
-    if (!stored) {
-        push_value(placeholder(start));
+    if (!r.stored) {
+        push_value(placeholder(r.start));
         return;
     }
-    natural x = {start, limbs};
-    for (int i = 0, j = limbs - 1; i < j; ++i, --j) {
-        limb_t t = start[i];
-        start[i] = start[j];
-        start[j] = t;
+    store_number(r, fraction_digits);
+}
+
+/* Turns the limbs read into the number's value on the value stack. */
+static void store_number(digit_reader r, int fraction_digits) {
+    for (int i = 0, j = r.limbs - 1; i < j; ++i, --j) {
+        limb_t t = r.start[i];
+        r.start[i] = r.start[j];
+        r.start[j] = t;
     }
     limb_t scale = 1;
-    for (int i = 0; i < pending_digits; ++i) scale *= 10;
+    for (int i = 0; i < r.pending_digits; ++i) scale *= 10;
     if (setjmp(overflow_jump)) {
         failure = status_text(CALC_TOO_LARGE);
-        push_value(placeholder(start));
+        push_value(placeholder(r.start));
         return;
     }
-    x = natural_mul_limb(x, scale);                                  /* above the digits */
-    x = natural_move(natural_add(x, natural_small(pending)), start); /* and back in their place */
-    push_value(rational_from_decimal(x, fraction_digits, start));
+    natural x = natural_trim((natural){r.start, r.limbs});
+    if (r.pending_digits) {
+        x = natural_mul_limb(x, scale);                                      /* above the digits */
+        x = natural_move(natural_add(x, natural_small(r.pending)), r.start); /* and back in their place */
+    }
+    push_value(rational_from_decimal(x, fraction_digits, r.start));
 }
 
 static int push_operator(reader* in, int op) {
@@ -385,7 +452,9 @@ static const char* evaluate_line(reader* in) {
 }
 
 int main(void) {
-    arena_start = __heap_start;
+    values = (value*)__heap_start;
+    operators = (uint8_t*)(values + MAX_VALUES);
+    arena_start = (limb_t*)(operators + MAX_OPERATORS);
     arena_init(arena_start, (limb_t*)((uintptr_t)__stack_top - STACK_BYTES));
     reader in = {0};
     for (;;) {

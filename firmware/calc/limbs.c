@@ -1,9 +1,10 @@
 /* firmware/calc/limbs.c — see limbs.h.
  *
  * A product of two limbs plus carries is below LIMB_BASE^2 < 2^60. Splitting such a 64-bit value
- * into its base-10^9 digits is a division by 10^9, done with a precomputed reciprocal (Möller and
- * Granlund, "Improved division by invariant integers", 2011): two multiplications and at most two
- * corrections, never the machine's division instruction.
+ * into its base-10^9 digits is a division by 10^9, done by multiplying with a reciprocal and at most
+ * two corrections; dividing by a single-limb divisor uses its reciprocal the same way (Möller and
+ * Granlund, "Improved division by invariant integers", 2011). Neither ever runs the machine's
+ * division instruction, which takes a multi-pass long division in the weights.
  */
 #include "limbs.h"
 
@@ -25,17 +26,24 @@ static inline uint32_t divide_normalized(uint32_t u1, uint32_t u0, uint32_t d, u
     return q1;
 }
 
-/* 4 * 10^9 has its top bit set: splitting t < 10^9 * 2^32 divides 4t by it. */
-#define BASE_NORMAL 4000000000u
-#define BASE_INVERSE 316718722u
+/* floor(2^61 / 10^9): t / 10^9 = (t / 2^29) · (2^29 / 10^9). */
+#define SPLIT_RECIPROCAL 2305843009u
 
-/* Splits t < LIMB_BASE * 2^32 into t / LIMB_BASE (returned) and t % LIMB_BASE. */
+/* Splits t < 2^60 (every product of two limbs plus two limbs is) into t / LIMB_BASE (returned) and
+ * t % LIMB_BASE. The estimate floor((t >> 29) · SPLIT_RECIPROCAL / 2^32) is at most 2 below the
+ * quotient and never above it, so the remainder it leaves is below 3 · 10^9 < 2^32. */
 static inline uint32_t split(uint64_t t, limb_t* low) {
-    uint32_t u1 = (uint32_t)(t >> 30);
-    uint32_t u0 = (uint32_t)t << 2;
-    uint32_t r;
-    uint32_t q = divide_normalized(u1, u0, BASE_NORMAL, BASE_INVERSE, &r);
-    *low = r >> 2;
+    uint32_t q = (uint32_t)(((uint64_t)(uint32_t)(t >> 29) * SPLIT_RECIPROCAL) >> 32);
+    uint32_t r = (uint32_t)t - q * LIMB_BASE;
+    if (r >= LIMB_BASE) {
+        r -= LIMB_BASE;
+        ++q;
+        if (r >= LIMB_BASE) {
+            r -= LIMB_BASE;
+            ++q;
+        }
+    }
+    *low = r;
     return q;
 }
 
@@ -90,7 +98,8 @@ limb_t limbs_mul_1(limb_t* r, const limb_t* a, int n, limb_t m) {
 
 limb_t limbs_addmul_1(limb_t* r, const limb_t* a, int n, limb_t m) {
     limb_t carry = 0;
-    for (int i = 0; i < n; ++i) carry = split((uint64_t)a[i] * m + r[i] + carry, &r[i]);
+    /* r[i] + carry < 2 · 10^9 fits a word: one 64-bit addition fewer. */
+    for (int i = 0; i < n; ++i) carry = split((uint64_t)a[i] * m + (uint32_t)(r[i] + carry), &r[i]);
     return carry;
 }
 

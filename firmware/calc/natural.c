@@ -258,6 +258,73 @@ static limb_t gcd_limb(limb_t a, limb_t b) {
     return a;
 }
 
+/* r[0..n) -= borrow, a whole limb; the result is known not to go below zero. */
+static void subtract_limb(limb_t* r, int n, limb_t borrow) {
+    if (borrow == 0 || n == 0) return;
+    if (r[0] >= borrow) {
+        r[0] -= borrow;
+        return;
+    }
+    r[0] += LIMB_BASE - borrow;
+    limbs_sub_1(r + 1, r + 1, n - 1, 1);
+}
+
+/* a·p - b·q for a, b < LIMB_BASE, known to be >= 0. */
+static natural combine(natural p, limb_t a, natural q, limb_t b) {
+    int count = p.count + 1 > q.count ? p.count + 1 : q.count;
+    natural r = {arena_allocate(count), count};
+    memset(r.limbs, 0, (size_t)count * sizeof(limb_t));
+    r.limbs[p.count] = limbs_mul_1(r.limbs, p.limbs, p.count, a);
+    subtract_limb(r.limbs + q.count, count - q.count, limbs_submul_1(r.limbs, q.limbs, q.count, b));
+    return finish(r);
+}
+
+/* The limbs n - 1 and n - 2 of x as one number (limbs beyond x's length are zero). */
+static int64_t leading(natural x, int n) {
+    limb_t high = n - 1 < x.count ? x.limbs[n - 1] : 0;
+    limb_t low = n - 2 < x.count ? x.limbs[n - 2] : 0;
+    return (int64_t)high * LIMB_BASE + low;
+}
+
+/* n / d for 0 <= n and 0 < d, by subtraction when the quotient is small (it mostly is in Euclid's
+ * algorithm), else by a 64-bit division. */
+static int64_t quotient(int64_t n, int64_t d) {
+    for (int64_t q = 0; q < 4; ++q) {
+        if (n < d) return q;
+        n -= d;
+    }
+    return 4 + n / d;
+}
+
+/* Lehmer's step (Knuth, TAOCP vol. 2, 4.5.2, algorithm L): runs Euclid's algorithm on the leading
+ * 18 digits of x and y for as long as the quotients are surely those of x and y themselves, and
+ * returns the cofactors, so that one pass over the limbs does many of Euclid's steps. The cofactors
+ * stay below LIMB_BASE; *b == 0 when not even one step was sure. */
+static void lehmer_cofactors(natural x, natural y, int64_t* a, int64_t* b, int64_t* c, int64_t* d) {
+    int64_t xh = leading(x, x.count), yh = leading(y, x.count);
+    int64_t A = 1, B = 0, C = 0, D = 1;
+    for (;;) {
+        if (yh + C <= 0 || yh + D <= 0 || xh + A < 0 || xh + B < 0) break;
+        int64_t q = quotient(xh + A, yh + C);
+        if (q != quotient(xh + B, yh + D)) break;
+        int64_t next_c = A - q * C, next_d = B - q * D;
+        if (next_c <= -(int64_t)LIMB_BASE || next_c >= LIMB_BASE || next_d <= -(int64_t)LIMB_BASE ||
+            next_d >= LIMB_BASE)
+            break;
+        A = C;
+        B = D;
+        C = next_c;
+        D = next_d;
+        int64_t next_y = xh - q * yh;
+        xh = yh;
+        yh = next_y;
+    }
+    *a = A;
+    *b = B;
+    *c = C;
+    *d = D;
+}
+
 natural natural_gcd(natural a, natural b) {
     limb_t* mark = arena_next;
     if (natural_cmp(a, b) < 0) {
@@ -268,10 +335,20 @@ natural natural_gcd(natural a, natural b) {
     natural x = natural_copy(a);
     natural y = natural_copy(b);
     while (y.count > 1) {
-        natural r;
-        natural_divmod(x, y, 0, &r);
-        x = natural_move(y, x.limbs);
-        y = natural_move(r, x.limbs + x.count);
+        int64_t A = 1, B = 0, C = 0, D = 1;
+        if (x.count - y.count < 2 && x.count > 2) lehmer_cofactors(x, y, &A, &B, &C, &D);
+        natural next_x, next_y;
+        if (B == 0) {
+            natural_divmod(x, y, 0, &next_y); /* one step of Euclid's algorithm */
+            next_x = y;
+        } else {
+            /* (x, y) <- (A x + B y, C x + D y), where B and C have one sign and A and D the other
+             * (or are 0, as A is after one step). */
+            next_x = B < 0 ? combine(x, (limb_t)A, y, (limb_t)-B) : combine(y, (limb_t)B, x, (limb_t)-A);
+            next_y = C < 0 ? combine(y, (limb_t)D, x, (limb_t)-C) : combine(x, (limb_t)C, y, (limb_t)-D);
+        }
+        x = natural_move(next_x, x.limbs);
+        y = natural_move(next_y, x.limbs + x.count);
     }
     if (y.count == 1) {
         limb_divisor divisor;

@@ -17,6 +17,10 @@ static natural denominator(rational x) {
 static rational place(natural numerator, natural den, int negative, limb_t* destination) {
     if (natural_is_one(den)) den.count = 0;
     if (numerator.count == 0) negative = 0;
+    if (numerator.limbs == destination && den.count == 0) {
+        arena_release(destination + numerator.count);
+        return (rational){numerator, den, negative};
+    }
     int total = numerator.count + den.count;
     limb_t* staging = arena_allocate(total);
     memcpy(staging, numerator.limbs, (size_t)numerator.count * sizeof(limb_t));
@@ -98,12 +102,12 @@ static rational modulo(rational x, rational y, limb_t* destination) {
     return reduce(r, natural_mul(denominator(x), denominator(y)), y.negative, destination);
 }
 
-/* A lower bound on the decimal digits of x^exponent, or -1 if it is beyond any arena. */
-static int64_t power_digits_at_least(natural x, uint32_t exponent) {
-    /* log10(x) >= 9 (count - 1) + floor(log2(top)) · 0.30103, in thousandths. */
+/* Whether x^exponent surely has more than `digits` decimal digits:
+ * log10(x) >= 9 (count - 1) + floor(log2(top limb)) · 0.301, counted in thousandths. */
+static int power_exceeds(natural x, uint32_t exponent, int digits) {
     int top_bits = 31 - __builtin_clz(x.limbs[x.count - 1]);
-    int64_t thousandths = (int64_t)9000 * (x.count - 1) + 301 * top_bits;
-    return thousandths * exponent / 1000;
+    uint64_t thousandths = (uint64_t)(9000 * (x.count - 1) + 301 * top_bits);
+    return thousandths * exponent > (uint64_t)digits * 1000;
 }
 
 static calc_status power(rational x, rational y, limb_t* destination, rational* result) {
@@ -122,9 +126,8 @@ static calc_status power(rational x, rational y, limb_t* destination, rational* 
     }
     if (e.count > 1) return CALC_TOO_LARGE;
     uint32_t exponent = e.limbs[0];
-    int64_t room = (int64_t)LIMB_DIGITS * arena_room();
-    if (power_digits_at_least(x.numerator, exponent) > room ||
-        power_digits_at_least(denominator(x), exponent) > room)
+    int room = LIMB_DIGITS * arena_room();
+    if (power_exceeds(x.numerator, exponent, room) || power_exceeds(denominator(x), exponent, room))
         return CALC_TOO_LARGE;
     natural numerator = natural_pow(x.numerator, exponent);
     natural den = rational_is_integer(x) ? (natural){0, 0} : natural_pow(x.denominator, exponent);

@@ -42,7 +42,8 @@ void run_step(const std::vector<std::string>& command, bool verbose, const std::
   }
 }
 
-// Preprocessor definitions that tell runtime/console.c where the MMIO registers are.
+// Preprocessor definitions that tell runtime/console.c (and any source that wants them, such as
+// firmware that reads the console without stdio) where the MMIO registers are.
 std::vector<std::string> mmio_definitions(const program::MemoryMap& map) {
   std::vector<std::string> definitions = {
       "-DRVFORMER_CONSOLE_ADDRESS=" + hex(map.console_address) + "u",
@@ -117,7 +118,7 @@ void compile_program(const CompileOptions& options) {
   compile(runtime / "crt0.S", {});
   compile(runtime / "console.c", mmio_definitions(options.map));
   compile(runtime / "system.c", {});
-  for (const std::filesystem::path& source : options.sources) compile(source, {});
+  for (const std::filesystem::path& source : options.sources) compile(source, mmio_definitions(options.map));
 
   link.insert(link.end(), {"-o", options.output.string()});
   // Named by its sources: `run` links into a temporary file the user never sees.
