@@ -8,7 +8,7 @@
 /* Operands shorter than this many limbs multiply by schoolbook rows (docs/calculator.md measures
  * where Karatsuba starts to pay on this machine). */
 #ifndef KARATSUBA_THRESHOLD
-#define KARATSUBA_THRESHOLD 16
+#define KARATSUBA_THRESHOLD 24
 #endif
 
 static limb_t* arena_begin;
