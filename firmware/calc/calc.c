@@ -161,17 +161,18 @@ typedef struct {
     uint8_t negative;
 } value;
 
-/* Both stacks sit in the RAM after .bss (not in .bss, which start-up would spend passes zeroing). */
+/* Both stacks (and the jump buffer below) sit in the RAM after .bss, not in .bss, which start-up
+ * would spend passes zeroing. */
 static value* values;
 static int value_count;
 static uint8_t* operators;
 static int operator_count;
 
 static const char* failure;  /* the first evaluation error of the line, or 0 */
-static jmp_buf overflow_jump; /* where arena_overflow() returns to while an operator runs */
+static jmp_buf* overflow_jump; /* where arena_overflow() returns to while an operator runs (after the stacks) */
 static limb_t* arena_start;
 
-_Noreturn void arena_overflow(void) { longjmp(overflow_jump, 1); }
+_Noreturn void arena_overflow(void) { longjmp(*overflow_jump, 1); }
 
 static rational as_rational(value v) {
     return (rational){{v.start, v.numerator_count},
@@ -211,7 +212,7 @@ static void apply(int op) {
     rational result;
     if (failure) {
         result = placeholder(destination);
-    } else if (setjmp(overflow_jump)) {
+    } else if (setjmp(*overflow_jump)) {
         failure = status_text(CALC_TOO_LARGE);
         result = placeholder(destination);
     } else {
@@ -335,16 +336,18 @@ static void store_number(digit_reader r, int fraction_digits) {
     }
     limb_t scale = 1;
     for (int i = 0; i < r.pending_digits; ++i) scale *= 10;
-    if (setjmp(overflow_jump)) {
+    if (setjmp(*overflow_jump)) {
         failure = status_text(CALC_TOO_LARGE);
         push_value(placeholder(r.start));
         return;
     }
-    natural x = natural_trim((natural){r.start, r.limbs});
-    if (r.pending_digits) {
-        x = natural_mul_limb(x, scale);                                      /* above the digits */
-        x = natural_move(natural_add(x, natural_small(r.pending)), r.start); /* and back in their place */
-    }
+    /* In place, with one more limb: x = limbs · 10^pending_digits + pending. */
+    limb_t* top = arena_allocate(1);
+    *top = limbs_mul_1(r.start, r.start, r.limbs, scale);
+    limb_t low = r.start[0] + r.pending; /* r.start[0] is 0 when there are no limbs: top is r.start */
+    r.start[0] = low >= LIMB_BASE ? low - LIMB_BASE : low;
+    limbs_add_1(r.start + 1, r.start + 1, r.limbs, low >= LIMB_BASE);
+    natural x = natural_trim((natural){r.start, r.limbs + 1});
     push_value(rational_from_decimal(x, fraction_digits, r.start));
 }
 
@@ -454,7 +457,8 @@ static const char* evaluate_line(reader* in) {
 int main(void) {
     values = (value*)__heap_start;
     operators = (uint8_t*)(values + MAX_VALUES);
-    arena_start = (limb_t*)(operators + MAX_OPERATORS);
+    overflow_jump = (jmp_buf*)(operators + MAX_OPERATORS);
+    arena_start = (limb_t*)(overflow_jump + 1);
     arena_init(arena_start, (limb_t*)((uintptr_t)__stack_top - STACK_BYTES));
     reader in = {0};
     for (;;) {

@@ -99,7 +99,9 @@ static void multiply(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n
 
 /* r = a * b, both n limbs, r 2n limbs: three half-size products, a0 b0, a1 b1 and (a0 + a1)(b0 + b1). */
 static void karatsuba(limb_t* r, const limb_t* a, const limb_t* b, int n) {
-    if (n < KARATSUBA_THRESHOLD) {
+    /* Below the threshold, or without room for this level's sums and middle product (then the
+     * numbers are huge, and slow schoolbook rows still fit where Karatsuba cannot). */
+    if (n < KARATSUBA_THRESHOLD || arena_room() < 4 * ((n + 1) / 2 + 1)) {
         schoolbook(r, a, n, b, n);
         return;
     }
@@ -134,7 +136,7 @@ static void karatsuba(limb_t* r, const limb_t* a, const limb_t* b, int n) {
 
 /* r = a * b, n_a >= n_b >= 1, r n_a + n_b limbs; a long a is cut into pieces of b's length. */
 static void multiply(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n_b) {
-    if (n_b < KARATSUBA_THRESHOLD) {
+    if (n_b < KARATSUBA_THRESHOLD || arena_room() < 2 * n_b) {
         schoolbook(r, a, n_a, b, n_b);
         return;
     }
@@ -350,7 +352,9 @@ natural natural_gcd(natural a, natural b) {
         x = natural_move(next_x, x.limbs);
         y = natural_move(next_y, x.limbs + x.count);
     }
-    if (y.count == 1) {
+    if (y.count == 1 && x.count == 1) {
+        x.limbs[0] = gcd_limb(x.limbs[0], y.limbs[0]);
+    } else if (y.count == 1) {
         limb_divisor divisor;
         limb_divisor_init(&divisor, y.limbs[0]);
         limb_t rest = limbs_div_1(x.limbs, x.limbs, x.count, &divisor);

@@ -1,6 +1,7 @@
 /* firmware/calc/rational.c — see rational.h. */
 #include "rational.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static const limb_t kOne = 1;
@@ -17,9 +18,12 @@ static natural denominator(rational x) {
 static rational place(natural numerator, natural den, int negative, limb_t* destination) {
     if (natural_is_one(den)) den.count = 0;
     if (numerator.count == 0) negative = 0;
-    if (numerator.limbs == destination && den.count == 0) {
-        arena_release(destination + numerator.count);
-        return (rational){numerator, den, negative};
+    if ((uintptr_t)numerator.limbs >= (uintptr_t)destination &&
+        (den.count == 0 || den.limbs >= numerator.limbs + numerator.count)) {
+        /* In order above the destination: moving each down overwrites nothing still to be moved. */
+        numerator = natural_move(numerator, destination);
+        if (den.count) den = natural_move(den, destination + numerator.count);
+        return (rational){numerator, den.count ? den : (natural){0, 0}, negative};
     }
     int total = numerator.count + den.count;
     limb_t* staging = arena_allocate(total);

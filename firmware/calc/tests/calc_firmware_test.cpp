@@ -89,7 +89,7 @@ struct ErrorCase {
 };
 
 TEST(CalcFirmware, ErrorsAreOneLineEach) {
-  const std::string huge(12000, '9');
+  const std::string huge(12000, '9'), huger(30000, '7');
   const std::vector<ErrorCase> cases = {
       {"", "error: empty expression"},
       {"   \t", "error: empty expression"},
@@ -117,7 +117,8 @@ TEST(CalcFirmware, ErrorsAreOneLineEach) {
       {"2 ** 1000000000", "error: result too large"},
       {"10 ** 100000", "error: result too large"},
       {"(1/3) ** 100000", "error: result too large"},
-      {huge + " * " + huge, "error: result too large"},
+      {huger + " * " + huger, "error: result too large"},  // two such operands alone fill the RAM
+      {"10 ** 50000", "error: result too large"},
       {"(" + huge + ")**3", "error: result too large"},
       {std::string(450, '(') + "1" + std::string(450, ')'), "error: expression nested too deeply"},
       {"1 + 1", "2"},  // and the next line is fine again

@@ -154,6 +154,7 @@ EDGE_CASES = [
 def huge_cases(rng):
     """Numbers of thousands of digits in and out."""
     big = str(integer(rng, 10000, signed=False))
+    other_big = str(integer(rng, 10000, signed=False))
     five = [str(integer(rng, 5000, signed=False)) for _ in range(2)]
     thousand = [str(integer(rng, 1000, signed=False)) for _ in range(4)]
     return [
@@ -165,6 +166,7 @@ def huge_cases(rng):
         f"{thousand[2]}/{thousand[3]}",
         f"{thousand[0]}*{thousand[1]}//{thousand[1]}",
         f"{big}-{big}",
+        f"{big}*{other_big}",  # too large for Karatsuba's scratch space: schoolbook rows
         "2**33219",
         "3**-20",
         f"-{big}",
