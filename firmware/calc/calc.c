@@ -92,24 +92,29 @@ static void write_natural(natural x, int fraction_digits) {
     }
 }
 
+/* How many times (up to nine) `prime`, 2 or 5, divides a limb, without the division instruction:
+ * trailing zero bits for 2; for 5, a multiple of 5 times 5's inverse modulo 2^32 is its exact
+ * quotient, at most (2^32 - 1) / 5, and any other number gives more. */
+static int factor_count(limb_t low, limb_t prime) {
+    if (prime == 2) return low == 0 || __builtin_ctz(low) > LIMB_DIGITS ? LIMB_DIGITS : __builtin_ctz(low);
+    int k = 0;
+    for (; k < LIMB_DIGITS && low * 0xCCCCCCCDu <= 0x33333333u; ++k) low *= 0xCCCCCCCDu;
+    return k;
+}
+
 /* Divides x by the largest power of `prime` (2 or 5) that divides it; returns that power's exponent.
  * 10^9 is a multiple of 2^9 and 5^9, so x's lowest limb tells divisibility by up to the ninth power. */
 static int remove_factor(natural* x, limb_t prime) {
     int removed = 0;
-    for (;;) {
-        limb_t low = x->limbs[0], divisor = 1;
-        int k = 0;
-        while (k < LIMB_DIGITS && low % (divisor * prime) == 0) {
-            divisor *= prime;
-            ++k;
-        }
-        if (k == 0) return removed;
+    for (int k; (k = factor_count(x->limbs[0], prime)) > 0; removed += k) {
+        limb_t divisor = 1;
+        for (int i = 0; i < k; ++i) divisor *= prime;
         limb_divisor d;
         limb_divisor_init(&d, divisor);
         limbs_div_1(x->limbs, x->limbs, x->count, &d);
         *x = natural_trim(*x);
-        removed += k;
     }
+    return removed;
 }
 
 /* Multiplies x (the arena's last number) by prime^count. */

@@ -118,6 +118,14 @@ limb_t limbs_submul_1(limb_t* r, const limb_t* a, int n, limb_t m) {
     return borrow;
 }
 
+void limbs_copy(limb_t* r, const limb_t* a, int n) {
+    for (int i = 0; i < n; ++i) r[i] = a[i];
+}
+
+void limbs_zero(limb_t* r, int n) {
+    for (int i = 0; i < n; ++i) r[i] = 0;
+}
+
 int limbs_cmp(const limb_t* a, const limb_t* b, int n) {
     for (int i = n - 1; i >= 0; --i)
         if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;

@@ -31,6 +31,10 @@ limb_t limbs_mul_1(limb_t* r, const limb_t* a, int n, limb_t m);
 limb_t limbs_addmul_1(limb_t* r, const limb_t* a, int n, limb_t m);
 /* r -= a * m; returns the limb borrowed out of r[n - 1]. */
 limb_t limbs_submul_1(limb_t* r, const limb_t* a, int n, limb_t m);
+/* r = a, copying upwards: r may overlap a if it starts at or below it. */
+void limbs_copy(limb_t* r, const limb_t* a, int n);
+/* r = 0. */
+void limbs_zero(limb_t* r, int n);
 /* Compares a and b (n limbs each): -1, 0 or 1. */
 int limbs_cmp(const limb_t* a, const limb_t* b, int n);
 

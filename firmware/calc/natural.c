@@ -3,7 +3,6 @@
  * common divisor is Euclid's algorithm on those divisions. */
 #include "natural.h"
 
-#include <string.h>
 
 /* Operands shorter than this many limbs multiply by schoolbook rows (docs/calculator.md measures
  * where Karatsuba starts to pay on this machine). */
@@ -52,12 +51,12 @@ natural natural_small(limb_t value) {
 
 natural natural_copy(natural x) {
     natural copy = {arena_allocate(x.count), x.count};
-    memcpy(copy.limbs, x.limbs, (size_t)x.count * sizeof(limb_t));
+    limbs_copy(copy.limbs, x.limbs, x.count);
     return copy;
 }
 
 natural natural_move(natural x, limb_t* destination) {
-    memmove(destination, x.limbs, (size_t)x.count * sizeof(limb_t));
+    limbs_copy(destination, x.limbs, x.count);
     x.limbs = destination;
     arena_next = destination + x.count;
     return x;
@@ -91,7 +90,7 @@ natural natural_sub(natural a, natural b) {
 
 /* r = a * b by rows, r has n_a + n_b limbs. */
 static void schoolbook(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n_b) {
-    memset(r, 0, (size_t)(n_a + n_b) * sizeof(limb_t));
+    limbs_zero(r, n_a + n_b);
     for (int j = 0; j < n_b; ++j) r[j + n_a] = limbs_addmul_1(r + j, a, n_a, b[j]);
 }
 
@@ -146,7 +145,7 @@ static void multiply(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n
     }
     limb_t* mark = arena_next;
     limb_t* piece = arena_allocate(2 * n_b);
-    memset(r, 0, (size_t)(n_a + n_b) * sizeof(limb_t));
+    limbs_zero(r, n_a + n_b);
     for (int offset = 0; offset < n_a; offset += n_b) {
         int length = n_a - offset < n_b ? n_a - offset : n_b;
         if (length == n_b)
@@ -275,7 +274,7 @@ static void subtract_limb(limb_t* r, int n, limb_t borrow) {
 static natural combine(natural p, limb_t a, natural q, limb_t b) {
     int count = p.count + 1 > q.count ? p.count + 1 : q.count;
     natural r = {arena_allocate(count), count};
-    memset(r.limbs, 0, (size_t)count * sizeof(limb_t));
+    limbs_zero(r.limbs, count);
     r.limbs[p.count] = limbs_mul_1(r.limbs, p.limbs, p.count, a);
     subtract_limb(r.limbs + q.count, count - q.count, limbs_submul_1(r.limbs, q.limbs, q.count, b));
     return finish(r);

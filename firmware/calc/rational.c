@@ -2,7 +2,6 @@
 #include "rational.h"
 
 #include <stdint.h>
-#include <string.h>
 
 static const limb_t kOne = 1;
 
@@ -27,9 +26,9 @@ static rational place(natural numerator, natural den, int negative, limb_t* dest
     }
     int total = numerator.count + den.count;
     limb_t* staging = arena_allocate(total);
-    memcpy(staging, numerator.limbs, (size_t)numerator.count * sizeof(limb_t));
-    memcpy(staging + numerator.count, den.limbs, (size_t)den.count * sizeof(limb_t));
-    memmove(destination, staging, (size_t)total * sizeof(limb_t));
+    limbs_copy(staging, numerator.limbs, numerator.count);
+    limbs_copy(staging + numerator.count, den.limbs, den.count);
+    limbs_copy(destination, staging, total);
     arena_release(destination + total);
     return (rational){{destination, numerator.count}, {destination + numerator.count, den.count}, negative};
 }
@@ -145,7 +144,7 @@ static calc_status power(rational x, rational y, limb_t* destination, rational* 
 rational rational_from_decimal(natural digits, int fraction_digits, limb_t* destination) {
     if (fraction_digits == 0) return place(digits, (natural){0, 0}, 0, destination);
     natural den = {arena_allocate(fraction_digits / LIMB_DIGITS + 1), fraction_digits / LIMB_DIGITS + 1};
-    memset(den.limbs, 0, (size_t)den.count * sizeof(limb_t));
+    limbs_zero(den.limbs, den.count);
     limb_t top = 1;
     for (int i = 0; i < fraction_digits % LIMB_DIGITS; ++i) top *= 10;
     den.limbs[den.count - 1] = top;
