@@ -281,16 +281,16 @@ static natural combine(natural p, limb_t a, natural q, limb_t b) {
 }
 
 /* The limbs n - 1 and n - 2 of x as one number (limbs beyond x's length are zero). */
-static int64_t leading(natural x, int n) {
+static uint64_t leading(natural x, int n) {
     limb_t high = n - 1 < x.count ? x.limbs[n - 1] : 0;
     limb_t low = n - 2 < x.count ? x.limbs[n - 2] : 0;
-    return (int64_t)high * LIMB_BASE + low;
+    return (uint64_t)high * LIMB_BASE + low;
 }
 
-/* n / d for 0 <= n and 0 < d, by subtraction when the quotient is small (it mostly is in Euclid's
- * algorithm), else by a 64-bit division. */
-static int64_t quotient(int64_t n, int64_t d) {
-    for (int64_t q = 0; q < 4; ++q) {
+/* n / d for d > 0, by subtraction when the quotient is small (it mostly is in Euclid's algorithm),
+ * else by a 64-bit division. */
+static uint64_t quotient(uint64_t n, uint64_t d) {
+    for (uint64_t q = 0; q < 4; ++q) {
         if (n < d) return q;
         n -= d;
     }
@@ -298,32 +298,36 @@ static int64_t quotient(int64_t n, int64_t d) {
 }
 
 /* Lehmer's step (Knuth, TAOCP vol. 2, 4.5.2, algorithm L): runs Euclid's algorithm on the leading
- * 18 digits of x and y for as long as the quotients are surely those of x and y themselves, and
- * returns the cofactors, so that one pass over the limbs does many of Euclid's steps. The cofactors
- * stay below LIMB_BASE; *b == 0 when not even one step was sure. */
-static void lehmer_cofactors(natural x, natural y, int64_t* a, int64_t* b, int64_t* c, int64_t* d) {
-    int64_t xh = leading(x, x.count), yh = leading(y, x.count);
-    int64_t A = 1, B = 0, C = 0, D = 1;
-    for (;;) {
-        if (yh + C <= 0 || yh + D <= 0 || xh + A < 0 || xh + B < 0) break;
-        int64_t q = quotient(xh + A, yh + C);
-        if (q != quotient(xh + B, yh + D)) break;
-        int64_t next_c = A - q * C, next_d = B - q * D;
-        if (next_c <= -(int64_t)LIMB_BASE || next_c >= LIMB_BASE || next_d <= -(int64_t)LIMB_BASE ||
-            next_d >= LIMB_BASE)
-            break;
-        A = C;
-        B = D;
-        C = next_c;
-        D = next_d;
-        int64_t next_y = xh - q * yh;
+ * 18 digits of x and y for as long as the quotients are surely those of x and y themselves, so that
+ * one pass over the limbs does all those steps: (x, y) <- (A x + B y, C x + D y). The cofactors'
+ * signs alternate with the number of steps: after an even number A, D >= 0 >= B, C, after an odd
+ * one the other way round; `cofactors` gets their magnitudes |A|, |B|, |C|, |D|, all below
+ * LIMB_BASE. Returns the number of steps (0: not even one was sure). */
+static int lehmer_cofactors(natural x, natural y, limb_t cofactors[4]) {
+    uint64_t xh = leading(x, x.count), yh = leading(y, x.count);
+    uint64_t a = 1, b = 0, c = 0, d = 1;
+    int steps = 0;
+    for (;; ++steps) {
+        /* Knuth's test: (x^ + A) / (y^ + C) and (x^ + B) / (y^ + D) give the same quotient. */
+        int even = steps % 2 == 0;
+        if (even ? yh <= c || xh < b : yh <= d || xh < a) break;
+        uint64_t q = even ? quotient(xh + a, yh - c) : quotient(xh - a, yh + c);
+        if (q >= LIMB_BASE || q != (even ? quotient(xh - b, yh + d) : quotient(xh + b, yh - d))) break;
+        uint64_t next_c = a + q * c, next_d = b + q * d;
+        if (next_c >= LIMB_BASE || next_d >= LIMB_BASE) break;
+        a = c;
+        b = d;
+        c = next_c;
+        d = next_d;
+        uint64_t next_y = xh - q * yh;
         xh = yh;
         yh = next_y;
     }
-    *a = A;
-    *b = B;
-    *c = C;
-    *d = D;
+    cofactors[0] = (limb_t)a;
+    cofactors[1] = (limb_t)b;
+    cofactors[2] = (limb_t)c;
+    cofactors[3] = (limb_t)d;
+    return steps;
 }
 
 natural natural_gcd(natural a, natural b) {
@@ -336,17 +340,18 @@ natural natural_gcd(natural a, natural b) {
     natural x = natural_copy(a);
     natural y = natural_copy(b);
     while (y.count > 1) {
-        int64_t A = 1, B = 0, C = 0, D = 1;
-        if (x.count - y.count < 2 && x.count > 2) lehmer_cofactors(x, y, &A, &B, &C, &D);
+        limb_t f[4]; /* |A|, |B|, |C|, |D| */
+        int steps = x.count - y.count < 2 && x.count > 2 ? lehmer_cofactors(x, y, f) : 0;
         natural next_x, next_y;
-        if (B == 0) {
+        if (steps == 0) {
             natural_divmod(x, y, 0, &next_y); /* one step of Euclid's algorithm */
             next_x = y;
+        } else if (steps % 2 == 0) {
+            next_x = combine(x, f[0], y, f[1]); /* |A| x - |B| y */
+            next_y = combine(y, f[3], x, f[2]); /* |D| y - |C| x */
         } else {
-            /* (x, y) <- (A x + B y, C x + D y), where B and C have one sign and A and D the other
-             * (or are 0, as A is after one step). */
-            next_x = B < 0 ? combine(x, (limb_t)A, y, (limb_t)-B) : combine(y, (limb_t)B, x, (limb_t)-A);
-            next_y = C < 0 ? combine(y, (limb_t)D, x, (limb_t)-C) : combine(x, (limb_t)C, y, (limb_t)-D);
+            next_x = combine(y, f[1], x, f[0]); /* |B| y - |A| x */
+            next_y = combine(x, f[2], y, f[3]); /* |C| x - |D| y */
         }
         x = natural_move(next_x, x.limbs);
         y = natural_move(next_y, x.limbs + x.count);
