@@ -23,11 +23,11 @@ static inline int read_byte(void) {
 #endif
 }
 
-static inline void write_byte(char c) {
+static inline void write_byte(uint32_t c) {
 #ifdef RVFORMER_CONSOLE_ADDRESS
     *(volatile uint8_t*)RVFORMER_CONSOLE_ADDRESS = (uint8_t)c;
 #else
-    stdout->put(c, stdout);
+    stdout->put((char)c, stdout);
 #endif
 }
 
@@ -50,15 +50,23 @@ extern char __stack_top[];
  * y / 2^32 ~ limb / 10^9 (from above, by less than 3 / 2^32: exact enough for nine digits), and each
  * digit is the integer part of ten times the fraction: one mulhu and one mul a digit. */
 #define DIGITS_RECIPROCAL 2305843010u /* ceil(2^61 / 10^9) */
+/* Writes the integer part of ten times the fraction; returns the fraction part. */
+static inline uint32_t write_digit(uint32_t fraction, uint32_t ten) {
+    uint64_t product = (uint64_t)fraction * ten;
+    write_byte('0' + (uint32_t)(product >> 32));
+    return (uint32_t)product;
+}
+
 static void write_limb(limb_t limb, int count) {
     uint32_t ten = 10;
     __asm__("" : "+r"(ten)); /* keeps "times ten" a mul and a mulhu rather than shifts and adds */
     uint32_t fraction = (uint32_t)(((uint64_t)limb * DIGITS_RECIPROCAL) >> 29) + 1;
     for (int i = LIMB_DIGITS - count; i > 0; --i) fraction *= ten;
-    for (int i = count; i > 0; --i) {
-        uint64_t product = (uint64_t)fraction * ten;
-        write_byte((char)('0' + (uint32_t)(product >> 32)));
-        fraction = (uint32_t)product;
+    if (count == LIMB_DIGITS) {
+#pragma GCC unroll 9
+        for (int i = 0; i < LIMB_DIGITS; ++i) fraction = write_digit(fraction, ten);
+    } else {
+        for (int i = count; i > 0; --i) fraction = write_digit(fraction, ten);
     }
 }
 
