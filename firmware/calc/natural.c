@@ -339,7 +339,7 @@ natural natural_gcd(natural a, natural b) {
     }
     natural x = natural_copy(a);
     natural y = natural_copy(b);
-    while (y.count > 1) {
+    while (y.count > 1 && x.count > 2) {
         limb_t f[4]; /* |A|, |B|, |C|, |D| */
         int steps = x.count - y.count < 2 && x.count > 2 ? lehmer_cofactors(x, y, f) : 0;
         natural next_x, next_y;
@@ -356,8 +356,17 @@ natural natural_gcd(natural a, natural b) {
         x = natural_move(next_x, x.limbs);
         y = natural_move(next_y, x.limbs + x.count);
     }
-    if (y.count == 1 && x.count == 1) {
-        x.limbs[0] = gcd_limb(x.limbs[0], y.limbs[0]);
+    if (x.count <= 2 && y.count > 0) {
+        /* Both below 10^18: the rest of Euclid's algorithm in 64-bit words. */
+        uint64_t u = leading(x, 2), v = leading(y, 2);
+        while (v) {
+            uint64_t rest = u - quotient(u, v) * v;
+            u = v;
+            v = rest;
+        }
+        x.limbs[0] = (limb_t)(u % LIMB_BASE);
+        x.limbs[1] = (limb_t)(u / LIMB_BASE);
+        x = natural_trim((natural){x.limbs, 2});
     } else if (y.count == 1) {
         limb_divisor divisor;
         limb_divisor_init(&divisor, y.limbs[0]);
