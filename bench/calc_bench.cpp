@@ -2,10 +2,12 @@
 // input, the whole run timed (start-up, reading, evaluating, printing). For 10-, 100- and 1000-digit
 // operands (--digits): a product, an exact quotient a / b (reduced with a gcd), a floor quotient of a
 // 2n-digit by an n-digit number, and a mixed expression (a + b) * c - d / e. Prints the golden
-// emulator's instructions and seconds, and inside the compiled weights (fast exact executor) the
+// emulator's instructions and microseconds, and inside the compiled weights (fast exact executor) the
 // instructions, trace tokens (the run proper), loading tokens and seconds; the answers must match.
 //
-//   calc_bench [--machine NAME] [--model DIR] [--digits 10,100,1000] [--weights-limit INSTRUCTIONS]
+//   calc_bench [--machine NAME] [--model DIR] [--digits 10,100,1000] [--cases mul,div,floordiv,mixed]
+//              [--weights-limit INSTRUCTIONS]
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -110,6 +112,7 @@ struct Options {
   std::optional<std::filesystem::path> model;
   std::vector<int> digits = {10, 100, 1000};
   std::uint64_t weights_limit = 1'000'000;
+  std::vector<std::string> kinds = {"mul", "div", "floordiv", "mixed"};
 };
 
 int run(const Options& options) {
@@ -123,24 +126,27 @@ int run(const Options& options) {
   progress("loading " + checkpoint.string());
   engine::FastModel fast = engine::FastModel::load(checkpoint);
 
-  fmt::print("{:<14} {:>10} {:>9} | {:>10} {:>11} {:>7} {:>8} {:>9} {:>6}\n", "case", "emu instr", "emu s",
+  fmt::print("{:<14} {:>10} {:>9} | {:>10} {:>11} {:>7} {:>8} {:>9} {:>6}\n", "case", "emu instr", "emu us",
              "instr", "trace tok", "tok/ins", "load tok", "seconds", "same");
   Digits random;
   int mismatches = 0;
   for (int digits : options.digits) {
     for (const Case& c : cases(digits, random)) {
+      if (std::find(options.kinds.begin(), options.kinds.end(), c.name.substr(0, c.name.find(' '))) ==
+          options.kinds.end())
+        continue;
       Run golden = on_emulator(image, c.expression);
       if (golden.answer.starts_with("error")) fail("{}: {}", c.name, golden.answer);
       if (golden.instructions > options.weights_limit) {
-        fmt::print("{:<14} {:>10} {:>9.4f} | {:>10} (over --weights-limit: not run in the weights)\n", c.name,
-                   golden.instructions, golden.seconds, "-");
+        fmt::print("{:<14} {:>10} {:>9.0f} | {:>10} (over --weights-limit: not run in the weights)\n", c.name,
+                   golden.instructions, golden.seconds * 1e6, "-");
         continue;
       }
       Run weights = in_weights(fast, image, protocol, c.expression);
       const bool same = weights.answer == golden.answer && weights.instructions == golden.instructions;
       mismatches += same ? 0 : 1;
-      fmt::print("{:<14} {:>10} {:>9.4f} | {:>10} {:>11} {:>7.3f} {:>8} {:>9.1f} {:>6}\n", c.name, golden.instructions,
-                 golden.seconds, weights.instructions, weights.trace_tokens,
+      fmt::print("{:<14} {:>10} {:>9.0f} | {:>10} {:>11} {:>7.3f} {:>8} {:>9.1f} {:>6}\n", c.name, golden.instructions,
+                 golden.seconds * 1e6, weights.instructions, weights.trace_tokens,
                  static_cast<double>(weights.trace_tokens) / static_cast<double>(weights.instructions),
                  weights.load_tokens, weights.seconds, same ? "yes" : "NO");
       std::fflush(stdout);
@@ -159,6 +165,9 @@ int main(int argc, char** argv) {
   app.add_option("--digits", options.digits, "Operand lengths (default 10,100,1000)")->delimiter(',');
   app.add_option("--weights-limit", options.weights_limit,
                  "Run in the weights only the cases of at most this many instructions (default 1000000)");
+  app.add_option("--cases", options.kinds, "Which of mul, div, floordiv, mixed (default: all)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"mul", "div", "floordiv", "mixed"}));
   CLI11_PARSE(app, argc, argv);
   try {
     return run(options);
