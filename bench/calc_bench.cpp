@@ -71,16 +71,9 @@ struct Run {
   double seconds = 0;
 };
 
-// Console input: the expression and a newline.
-std::function<int()> input_of(const std::string& expression) {
-  auto text = std::make_shared<std::string>(expression + "\n");
-  auto next = std::make_shared<std::size_t>(0);
-  return [text, next] { return *next < text->size() ? static_cast<unsigned char>((*text)[(*next)++]) : -1; };
-}
-
 Run on_emulator(const program::ProgramImage& image, const std::string& expression) {
   emulator::Emulator machine(image);
-  machine.set_input(input_of(expression));
+  machine.set_input(emulator::text_input(expression + "\n"));
   Run run;
   auto start = Clock::now();
   emulator::RunResult result = machine.run(20'000'000'000, [&](std::uint8_t b) { run.answer.push_back(static_cast<char>(b)); });
@@ -96,7 +89,7 @@ Run in_weights(engine::FastModel& model, const program::ProgramImage& image, con
   Run run;
   driver::RunOptions options;
   options.console = [&](std::uint8_t b) { run.answer.push_back(static_cast<char>(b)); };
-  options.input = input_of(expression);
+  options.input = emulator::text_input(expression + "\n");
   auto start = Clock::now();
   driver::RunResult result = driver::run_program(machine, image, protocol, options);
   run.seconds = seconds_since(start);

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/exit_status.h"
 #include "cli/program_run.h"
+#include "emulator/emulator.h"
 #include "toolchain/program_loader.h"
 
 namespace rvformer::cli {
@@ -26,9 +27,7 @@ std::function<int()> calc_input(const CalcOptions& options) {
       return c == EOF ? -1 : c;
     };
   }
-  auto text = std::make_shared<std::string>(*options.expression + "\n");
-  auto next = std::make_shared<std::size_t>(0);
-  return [text, next] { return *next < text->size() ? static_cast<unsigned char>((*text)[(*next)++]) : -1; };
+  return emulator::text_input(*options.expression + "\n");
 }
 
 // Watches the answers go by: did any line start with "error: "?

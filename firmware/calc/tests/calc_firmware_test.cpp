@@ -34,8 +34,13 @@ struct CalcRun {
 CalcRun run_calc(const std::string& input, std::uint64_t max_instructions = 20'000'000'000) {
   emulator::Emulator machine(firmware());
   CalcRun run;
-  std::size_t next = 0;
-  machine.set_input([&] { return next < input.size() ? static_cast<unsigned char>(input[next++]) : -1; });
+  std::size_t next = 0;  // bytes read so far
+  emulator::InputSource text = emulator::text_input(input);
+  machine.set_input([&] {
+    int c = text();
+    next += c >= 0;
+    return c;
+  });
   emulator::RunResult result = machine.run(max_instructions, [&](std::uint8_t c) {
     run.output.push_back(static_cast<char>(c));
     if (c == '\n') run.input_read_at_answer.push_back(next);
