@@ -139,29 +139,30 @@ static natural multiply_power(natural x, limb_t prime, int count) {
     return x;
 }
 
-/* The output rule: an integer; else a terminating decimal when the denominator is 2^a 5^b; else p/q. */
+/* The output rule: an integer; else a terminating decimal when the denominator is 2^a 5^b; else p/q.
+ * Whatever needs memory (the decimal's digits) is computed before the first byte is written, so
+ * that running out of it (arena_overflow) leaves the line unwritten. */
 static void write_rational(rational x) {
-    if (x.negative) write_byte('-');
-    if (rational_is_integer(x)) {
-        write_natural(x.numerator, 0);
-        return;
+    int places = -1; /* digits after the point of the decimal, if it is one */
+    natural digits = x.numerator;
+    if (!rational_is_integer(x)) {
+        natural rest = natural_copy(x.denominator);
+        int twos = remove_factor(&rest, 2);
+        int fives = remove_factor(&rest, 5);
+        if (natural_is_one(rest)) {
+            places = twos > fives ? twos : fives;
+            digits = multiply_power(natural_copy(x.numerator), 2, places - twos);
+            digits = multiply_power(digits, 5, places - fives);
+        }
     }
-    limb_t* mark = arena_top();
-    natural rest = natural_copy(x.denominator);
-    int twos = remove_factor(&rest, 2);
-    int fives = remove_factor(&rest, 5);
-    if (natural_is_one(rest)) {
-        int places = twos > fives ? twos : fives;
-        natural scaled = natural_copy(x.numerator);
-        scaled = multiply_power(scaled, 2, places - twos);
-        scaled = multiply_power(scaled, 5, places - fives);
-        write_natural(scaled, places);
+    if (x.negative) write_byte('-');
+    if (rational_is_integer(x) || places >= 0) {
+        write_natural(digits, places < 0 ? 0 : places);
     } else {
         write_natural(x.numerator, 0);
         write_byte('/');
         write_natural(x.denominator, 0);
     }
-    arena_release(mark);
 }
 
 /* ---- evaluation ---- */
@@ -347,14 +348,14 @@ static void store_number(digit_reader r, int fraction_digits) {
         r.start[i] = r.start[j];
         r.start[j] = t;
     }
-    limb_t scale = 1;
-    for (int i = 0; i < r.pending_digits; ++i) scale *= 10;
     if (setjmp(*overflow_jump)) {
         failure = status_text(CALC_TOO_LARGE);
         push_value(placeholder(r.start));
         return;
     }
     /* In place, with one more limb: x = limbs · 10^pending_digits + pending. */
+    limb_t scale = 1;
+    for (int i = 0; i < r.pending_digits; ++i) scale *= 10;
     limb_t* top = arena_allocate(1);
     *top = limbs_mul_1(r.start, r.start, r.limbs, scale);
     limb_t low = r.start[0] + r.pending; /* r.start[0] is 0 when there are no limbs: top is r.start */
@@ -477,11 +478,13 @@ int main(void) {
     for (;;) {
         advance(&in);
         if (in.c == EOF) return 0;
-        const char* error = evaluate_line(&in);
+        const char* volatile error = evaluate_line(&in); /* volatile: set again after a longjmp */
+        if (!error && setjmp(*overflow_jump)) error = status_text(CALC_TOO_LARGE);
         if (error) {
             write_text("error: ");
             write_text(error);
-            if (in.error_column) write_natural(natural_small((limb_t)in.error_column), 0);
+            limb_t column = (limb_t)in.error_column;
+            if (column) write_natural((natural){&column, 1}, 0);
         } else {
             write_rational(as_rational(values[0]));
         }

@@ -124,6 +124,7 @@ TEST(CalcFirmware, ErrorsAreOneLineEach) {
       {"(1/3) ** 100000", "error: result too large"},
       {huger + " * " + huger, "error: result too large"},  // two such operands alone fill the RAM
       {"10 ** 50000", "error: result too large"},
+      {"(1/2) ** 100000", "error: result too large"},  // 1/2^100000 fits, its 100,000 decimals do not
       {"(" + huge + ")**3", "error: result too large"},
       {std::string(450, '(') + "1" + std::string(450, ')'), "error: expression nested too deeply"},
       {"1 + 1", "2"},  // and the next line is fine again
