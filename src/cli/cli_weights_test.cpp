@@ -124,6 +124,25 @@ TEST_F(WeightsCommands, ConsoleInputReachesTheProgramOnBothMachines) {
   expect_same_as_emulator({checksum});  // standard input is empty here
 }
 
+// A sample of the calculator inside the weights (small numbers: a few seconds of passes): the same
+// answers and status as on the emulator, where calc_firmware_test checks 1,000 expressions against
+// Python.
+TEST_F(WeightsCommands, CalcGivesTheEmulatorsAnswersInsideTheWeights) {
+  const std::string expressions = "2**64 - 1\n-7 // 2 + 7 % -3\n1/3 + 1/6 - 0.25\n(123456789 * 987654321) / 10**6\n1/0\n(2";
+  ProcessResult emulator = rvformer({"calc", "--on", "emulator", expressions});
+  ProcessResult weights = rvformer({"calc", "--stats", expressions});
+  EXPECT_EQ(emulator.standard_output,
+            "18446744073709551615\n-6\n0.25\n121932631112.635269\nerror: division by zero\n"
+            "error: syntax error at column 3\n");
+  EXPECT_EQ(weights.standard_output, emulator.standard_output) << weights.standard_error;
+  EXPECT_EQ(weights.exit_status, 1);
+  EXPECT_EQ(emulator.exit_status, 1);
+  EXPECT_THAT(last_line(weights.standard_error), MatchesRegex(R"(\{"on": "weights", .*"trace_tokens": [0-9]+, .*"exit_code": 0\})"));
+  ProcessResult one = rvformer({"calc", "6 * 7"});
+  EXPECT_EQ(one.standard_output, "42\n");
+  EXPECT_EQ(one.exit_status, 0) << one.standard_error;
+}
+
 TEST_F(WeightsCommands, StatsGiveTheSameExitCodeOnBothMachines) {
   const std::string source = write_source("three_hundred.c", "int main(void) { return 300; }\n");
   ProcessResult emulator = rvformer({"run", "--on", "emulator", "--stats", source});

@@ -46,6 +46,7 @@ struct NumericOption {
 const NumericOption kNumericOptions[] = {
     {{"run", "--on", "emulator", "missing.c", "--max-instructions"}, "from 0 to 18446744073709551615"},
     {{"verify", "missing.c", "--max-instructions"}, "from 0 to 18446744073709551615"},
+    {{"calc", "--on", "emulator", "1", "--max-instructions"}, "from 0 to 18446744073709551615"},
     {{"verify", "missing.c", "--check-every"}, "from 1 to 18446744073709551615"},
     {{"verify", "missing.c", "--checkpoint-every"}, "from 1 to 18446744073709551615"},
     {{"cc", "-o", "out.elf", "missing.c", "-O"}, "from 0 to 3"},
@@ -82,7 +83,7 @@ TEST(CommandLine, TheLargestCountIsAccepted) {
 }
 
 TEST(CommandLine, UnknownCommandsAreNamed) {
-  const std::string commands = "the commands are run, cc, model, compile, verify, tokenize, chat, merge (rvformer --help)";
+  const std::string commands = "the commands are run, cc, calc, model, compile, verify, tokenize, chat, merge (rvformer --help)";
   expect_refused({"bogus"}, "unknown command 'bogus'; " + commands);
   expect_refused({"model", "bogus"},
                  "unknown command 'model bogus'; the model commands are info, generate, synth (rvformer model --help)");
@@ -122,7 +123,7 @@ std::vector<std::string> listed_options(const std::string& help) {
 TEST(CommandLine, TheReadmeDocumentsEveryOptionOfEveryCommand) {
   const std::string readme = read_file_text(toolchain::source_tree() / "README.md");
   const std::vector<std::vector<std::string>> commands = {
-      {}, {"run"}, {"cc"}, {"verify"}, {"compile"}, {"model", "info"}, {"model", "generate"}, {"model", "synth"},
+      {}, {"run"}, {"cc"}, {"calc"}, {"verify"}, {"compile"}, {"model", "info"}, {"model", "generate"}, {"model", "synth"},
       {"tokenize"}, {"chat"}, {"merge"}};
   for (std::vector<std::string> command : commands) {
     command.push_back("--help");
@@ -164,6 +165,7 @@ const FileArgumentCase kFileArguments[] = {
     {{"run", "--dump-trace", "nowhere/trace.txt"}, "cannot write nowhere/trace.txt: no such directory nowhere"},
     {{"run", "--dump-trace", "file/trace.txt"}, "cannot write file/trace.txt: file is not a directory"},
     {{"run", "--dump-trace", "fifo"}, "cannot write fifo: not a regular file"},
+    {{"calc", "1+1", "--dump-trace", "dir"}, "cannot write dir: it is a directory"},
     {{"compile", "-o", "file/machine"}, "cannot write file/machine: file is not a directory"},
     // Run checkpoints: read if they exist, written as the run goes.
     {{"verify", "--checkpoint", "dir"}, "dir: is a directory"},
@@ -173,6 +175,7 @@ const FileArgumentCase kFileArguments[] = {
     // Compiled machines and checkpoints.
     {{"run", "--model", "nowhere"}, "nowhere: no such directory"},
     {{"run", "--model", "file"}, "file: not a directory"},
+    {{"calc", "1+1", "--model", "nowhere"}, "nowhere: no such directory"},
     {{"run", "--model", "dir"}, "dir is not a compiled rvformer machine (no rvformer-machine.json)"},
     {{"run", "--model", "machine"},
      "machine/rvformer-machine.json: not a machine description (not JSON: syntax error at byte 4); compile "

@@ -16,5 +16,6 @@ void add_verify_command(CLI::App& app, Action& action);    // verify         (ve
 void add_tokenize_command(CLI::App& app, Action& action);  // tokenize       (tokenizer_commands.cpp)
 void add_chat_command(CLI::App& app, Action& action);      // chat           (chat_commands.cpp)
 void add_merge_command(CLI::App& app, Action& action);     // merge          (merge_commands.cpp)
+void add_calc_command(CLI::App& app, Action& action);      // calc           (calc_commands.cpp)
 
 }  // namespace rvformer::cli

@@ -6,6 +6,7 @@
 namespace rvformer::cli::exit_status {
 
 inline constexpr int kDifference = 1;        // verify: the weights and the golden machine differ
+inline constexpr int kCalcError = 1;         // calc: an expression's answer is an "error: ..." line
 inline constexpr int kBadInput = 2;          // usage, a missing, unreadable or malformed file, a damaged checkpoint
 inline constexpr int kBuildFailed = 3;       // the program could not be compiled or linked
 inline constexpr int kTrapped = 4;           // the program trapped

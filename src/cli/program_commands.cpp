@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_status.h"
+#include "cli/program_run.h"
 #include "cli/weights.h"
 #include "cli/whole_number_option.h"
 #include "driver/trace_protocol.h"
@@ -32,12 +33,8 @@ struct RunOptions {
   std::string program;
   std::optional<std::string> code;  // -c CODE: a Python one-liner instead of a program
   bool machine_given = false;       // --machine was on the command line
-  std::string on = "weights";
-  bool stats = false;
-  std::optional<std::uint64_t> max_instructions;
-  WeightsOptions weights;                 // --model, --engine (weights only)
-  std::optional<std::string> dump_trace;  // --dump-trace FILE (weights only)
-  std::optional<std::string> input;       // --input FILE: console input instead of standard input
+  ProgramRunOptions run;
+  std::optional<std::string> input;  // --input FILE: console input instead of standard input
 };
 
 struct CompileCommandOptions {
@@ -47,11 +44,6 @@ struct CompileCommandOptions {
   std::string target = std::string(program::kRvformerMap.name);
   bool verbose = false;
 };
-
-void write_console_byte(std::uint8_t byte) {
-  std::fputc(byte, stdout);
-  if (byte == '\n') std::fflush(stdout);
-}
 
 struct RunStats {
   std::string on;
@@ -123,14 +115,13 @@ int end_run(const std::optional<Failure>& failure, std::uint32_t exit_code, RunS
   return failure ? failure->status : isa::exit_status(exit_code);
 }
 
-int run_on_emulator(const program::ProgramImage& image, const RunOptions& options) {
+int run_on_emulator(const program::ProgramImage& image, const ProgramRunOptions& options,
+                    const ProgramConsole& console) {
   emulator::Emulator machine(image);
-  ConsoleInput input(options.input);
-  machine.set_input([&input] { return input.next(); });
+  machine.set_input(console.input);
   auto start = std::chrono::steady_clock::now();
   emulator::RunResult result =
-      machine.run(options.max_instructions.value_or(std::numeric_limits<std::uint64_t>::max()),
-                  write_console_byte);
+      machine.run(options.max_instructions.value_or(std::numeric_limits<std::uint64_t>::max()), console.output);
   std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   return end_run(run_failure(result, machine), result.exit_code,
                  {.on = "emulator", .instructions = machine.instructions_retired(), .seconds = elapsed.count(),
@@ -138,11 +129,11 @@ int run_on_emulator(const program::ProgramImage& image, const RunOptions& option
                  options.stats);
 }
 
-int run_in_weights(const program::ProgramImage& image, const RunOptions& options) {
+int run_in_weights(const program::ProgramImage& image, const ProgramRunOptions& options,
+                   const ProgramConsole& console) {
   // Check the image before the long model work: a bad image fails in a second.
   driver::Protocol protocol(machine_spec(options.weights.machine));
   driver::program_load_tokens(image, protocol);
-  ConsoleInput input(options.input);
   LoadedMachine loaded = load_machine(options.weights);
 
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> dump(nullptr, std::fclose);
@@ -152,8 +143,8 @@ int run_in_weights(const program::ProgramImage& image, const RunOptions& options
   }
   driver::RunOptions run;
   run.max_instructions = options.max_instructions.value_or(std::numeric_limits<std::uint64_t>::max());
-  run.console = write_console_byte;
-  run.input = [&input] { return input.next(); };
+  run.console = console.output;
+  run.input = console.input;
   std::uint64_t retired = 0;
   ProgressReport progress(options.weights.progress_seconds,
                           [&](std::uint64_t passes) { return fmt::format("{} instructions, {} passes", retired, passes); });
@@ -178,36 +169,33 @@ int run_in_weights(const program::ProgramImage& image, const RunOptions& options
 // --machine names it already, refused when --machine names another.
 RunOptions with_python_machine(RunOptions options) {
   const std::string_view large = program::kLargeMachine.name;
-  if (options.machine_given && options.weights.machine != large) {
+  if (options.machine_given && options.run.weights.machine != large) {
     fail("Python scripts run on the {} machine (MicroPython needs its 128 KB of RAM), not on {}; "
-         "leave out --machine or give --machine {}", large, options.weights.machine, large);
+         "leave out --machine or give --machine {}", large, options.run.weights.machine, large);
   }
-  options.weights.machine = std::string(large);
+  options.run.weights.machine = std::string(large);
   return options;
 }
 
-int run_image(const program::ProgramImage& image, const RunOptions& options) {
-  return options.on == "weights" ? run_in_weights(image, options) : run_on_emulator(image, options);
-}
-
-int run_python(const toolchain::PythonScript& script, const RunOptions& given) {
+int run_python(const toolchain::PythonScript& script, const RunOptions& given, const ProgramConsole& console) {
   RunOptions options = with_python_machine(given);
   program::ProgramImage image =
-      toolchain::load_python_program(script, machine_spec(options.weights.machine).memory_map());
-  return run_image(image, options);
+      toolchain::load_python_program(script, machine_spec(options.run.weights.machine).memory_map());
+  return run_program_image(image, options.run, console);
 }
 
 int run_command(const RunOptions& options) {
-  if (options.on != "weights" && (options.weights.model || options.dump_trace || options.weights.engine != "fast"))
-    fail("--model, --engine and --dump-trace apply to runs in the weights (--on weights)");
+  check_program_run_options(options.run);
   if (options.code && !options.program.empty()) fail("give a program or -c CODE, not both");
-  if (options.dump_trace) check_output_file(*options.dump_trace);
-  if (options.code) return run_python({.name = "<string>", .text = *options.code}, options);
+  ConsoleInput input(options.input);
+  const ProgramConsole console{[&input] { return input.next(); }, write_console_byte};
+  if (options.code) return run_python({.name = "<string>", .text = *options.code}, options, console);
   std::filesystem::path program =
       options.program.empty() ? toolchain::default_program() : std::filesystem::path(options.program);
-  if (toolchain::is_python_script(program)) return run_python(toolchain::read_python_script(program), options);
-  program::ProgramImage image = toolchain::load_program(program, machine_spec(options.weights.machine).memory_map());
-  return run_image(image, options);
+  if (toolchain::is_python_script(program)) return run_python(toolchain::read_python_script(program), options, console);
+  program::ProgramImage image =
+      toolchain::load_program(program, machine_spec(options.run.weights.machine).memory_map());
+  return run_program_image(image, options.run, console);
 }
 
 int compile_command(const CompileCommandOptions& options) {
@@ -227,14 +215,7 @@ void add_run_command(CLI::App& app, Action& action) {
                   "C source (compiled with -O2), ELF executable or Python script (.py, run by MicroPython "
                   "on the rvformer-large machine); default examples/hello.c");
   run->add_option("-c", options->code, "Run the Python code CODE (like python3 -c)")->option_text("CODE");
-  run->add_option("--on", options->on, "Where to run it: weights (default; inside the compiled model) or emulator")
-      ->check(CLI::IsMember({"emulator", "weights"}));
-  run->add_flag("--stats", options->stats,
-                "Print instructions and seconds as one JSON line, the last line of stderr");
-  add_whole_number_option(*run, "--max-instructions", options->max_instructions, "Stop with an error after N instructions");
-  add_weights_options(*run, options->weights);
-  run->add_option("--dump-trace", options->dump_trace,
-                  "Write every token fed to the model (loading included), one id per line, to FILE");
+  add_program_run_options(*run, options->run);
   add_input_option(*run, options->input);
   run->callback([options, run, &action] {
     options->machine_given = run->get_option("--machine")->count() > 0;
@@ -258,6 +239,33 @@ void add_compile_command(CLI::App& app, Action& action) {
 }
 
 }  // namespace
+
+void write_console_byte(std::uint8_t byte) {
+  std::fputc(byte, stdout);
+  if (byte == '\n') std::fflush(stdout);
+}
+
+void add_program_run_options(CLI::App& command, ProgramRunOptions& options) {
+  command.add_option("--on", options.on, "Where to run it: weights (default; inside the compiled model) or emulator")
+      ->check(CLI::IsMember({"emulator", "weights"}));
+  command.add_flag("--stats", options.stats, "Print instructions and seconds as one JSON line, the last line of stderr");
+  add_whole_number_option(command, "--max-instructions", options.max_instructions,
+                          "Stop with an error after N instructions");
+  add_weights_options(command, options.weights);
+  command.add_option("--dump-trace", options.dump_trace,
+                     "Write every token fed to the model (loading included), one id per line, to FILE");
+}
+
+void check_program_run_options(const ProgramRunOptions& options) {
+  if (options.on != "weights" && (options.weights.model || options.dump_trace || options.weights.engine != "fast"))
+    fail("--model, --engine and --dump-trace apply to runs in the weights (--on weights)");
+  if (options.dump_trace) check_output_file(*options.dump_trace);
+}
+
+int run_program_image(const program::ProgramImage& image, const ProgramRunOptions& options,
+                      const ProgramConsole& console) {
+  return options.on == "weights" ? run_in_weights(image, options, console) : run_on_emulator(image, options, console);
+}
 
 void add_program_commands(CLI::App& app, Action& action) {
   add_run_command(app, action);

@@ -331,4 +331,10 @@ StepResult Emulator::execute(std::uint64_t budget) {
   return {};
 }
 
+InputSource text_input(std::string text) {
+  return [text = std::move(text), next = std::size_t{0}]() mutable {
+    return next < text.size() ? static_cast<unsigned char>(text[next++]) : -1;
+  };
+}
+
 }  // namespace rvformer::emulator

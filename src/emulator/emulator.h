@@ -42,6 +42,8 @@ struct RunResult {
 using ConsoleSink = std::function<void(std::uint8_t)>;
 // The next byte of console input (0-255), or -1 at its end.
 using InputSource = std::function<int()>;
+// Console input that gives the bytes of `text`, then the end.
+InputSource text_input(std::string text);
 
 class Emulator {
  public:

@@ -16,6 +16,7 @@ std::filesystem::path source_tree() {
 std::filesystem::path runtime_directory() { return source_tree() / "runtime"; }
 std::filesystem::path examples_directory() { return source_tree() / "examples"; }
 std::filesystem::path default_program() { return examples_directory() / "hello.c"; }
+std::filesystem::path firmware_directory(const std::string& name) { return source_tree() / "firmware" / name; }
 
 std::vector<std::filesystem::path> example_programs() {
   std::vector<std::filesystem::path> programs;

@@ -1,0 +1,56 @@
+/* firmware/calc/limbs.h — the inner loops of multi-limb arithmetic, on numbers stored as arrays of
+ * base-10^9 limbs, least significant first.
+ *
+ * Every loop that walks the limbs of a number lives behind this header (limbs.c), so that a build
+ * for a machine with a big-integer unit can replace exactly these functions with its instructions.
+ * Lengths are limb counts; n may be 0. Unless a function says so, the output may be the same array
+ * as an input but must not overlap it otherwise. Every limb is below LIMB_BASE, and every single-limb
+ * operand (m, d) is too.
+ */
+#ifndef CALC_LIMBS_H
+#define CALC_LIMBS_H
+
+#include <stdint.h>
+
+typedef uint32_t limb_t;
+
+#define LIMB_BASE 1000000000u /* 10^9: nine decimal digits per limb */
+#define LIMB_DIGITS 9
+
+/* r = a + b; returns the carry out (0 or 1). */
+limb_t limbs_add(limb_t* r, const limb_t* a, const limb_t* b, int n);
+/* r = a + carry (carry 0 or 1); returns the carry out. */
+limb_t limbs_add_1(limb_t* r, const limb_t* a, int n, limb_t carry);
+/* r = a - b; returns the borrow out (0 or 1). */
+limb_t limbs_sub(limb_t* r, const limb_t* a, const limb_t* b, int n);
+/* r = a - borrow (borrow 0 or 1); returns the borrow out. */
+limb_t limbs_sub_1(limb_t* r, const limb_t* a, int n, limb_t borrow);
+/* r = a * m; returns the limb carried out. */
+limb_t limbs_mul_1(limb_t* r, const limb_t* a, int n, limb_t m);
+/* The row multiply-accumulate r[i] += a[i] * m + carry; returns the limb carried out. */
+limb_t limbs_addmul_1(limb_t* r, const limb_t* a, int n, limb_t m);
+/* r -= a * m; returns the limb borrowed out of r[n - 1]. */
+limb_t limbs_submul_1(limb_t* r, const limb_t* a, int n, limb_t m);
+/* r = a, copying upwards: r may overlap a if it starts at or below it. */
+void limbs_copy(limb_t* r, const limb_t* a, int n);
+/* r = 0. */
+void limbs_zero(limb_t* r, int n);
+/* Compares a and b (n limbs each): -1, 0 or 1. */
+int limbs_cmp(const limb_t* a, const limb_t* b, int n);
+
+/* A single-limb divisor with its reciprocal, so that dividing by it takes two multiplications and
+ * no division instruction (which the machine runs as a long, multi-pass division). */
+typedef struct {
+    limb_t d;        /* the divisor, 1 <= d < LIMB_BASE */
+    uint32_t shift;  /* d << shift has its top bit set */
+    uint32_t normal; /* d << shift */
+    uint32_t inverse; /* floor((2^64 - 1) / normal) - 2^32 */
+} limb_divisor;
+
+void limb_divisor_init(limb_divisor* divisor, limb_t d);
+/* (high * LIMB_BASE + low) / d, high < d; the remainder goes to *remainder. */
+limb_t limb_divide(const limb_divisor* divisor, limb_t high, limb_t low, limb_t* remainder);
+/* q = a / d (n limbs, q may be a); returns the remainder. */
+limb_t limbs_div_1(limb_t* q, const limb_t* a, int n, const limb_divisor* divisor);
+
+#endif
