@@ -64,10 +64,7 @@ std::unique_ptr<ModelSnapshot> EngineLanguageModel::snapshot() const { return st
 void EngineLanguageModel::restore(const ModelSnapshot& snapshot) { state_ = snapshot_state(snapshot); }
 
 std::vector<float> FastEngineLanguageModel::feed(std::span<const TokenId> tokens) {
-  if (tokens.empty()) fail("nothing to feed");
-  std::vector<float> logits;
-  for (TokenId token : tokens) logits = model_.decode(state_, token);
-  return logits;
+  return model_.prefill(state_, tokens);
 }
 
 std::unique_ptr<ModelSnapshot> FastEngineLanguageModel::snapshot() const {

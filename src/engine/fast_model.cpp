@@ -627,6 +627,14 @@ TokenId FastModel::decode_argmax(FastState& state, TokenId token, std::size_t la
   return next;
 }
 
+std::vector<float> FastModel::prefill(FastState& state, std::span<const TokenId> tokens) {
+  if (tokens.empty()) fail("prefill needs at least one token");
+  const std::size_t layer_count = impl_->layers.size();
+  for (TokenId token : tokens) impl_->check_input(state, token, layer_count);  // before the state changes
+  for (std::size_t i = 0; i + 1 < tokens.size(); ++i) impl_->run_layers(state, tokens[i], layer_count);
+  return decode(state, tokens.back(), layer_count);
+}
+
 const FastCounters& FastModel::counters() const { return impl_->counters; }
 
 void FastModel::reset_counters() { impl_->counters = {}; }

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "engine/checkpoint.h"
@@ -115,6 +116,8 @@ class FastModel {
   std::vector<float> decode(FastState& state, TokenId token, std::size_t layer_count);
   TokenId decode_argmax(FastState& state, TokenId token);
   TokenId decode_argmax(FastState& state, TokenId token, std::size_t layer_count);
+  // Model::prefill: the tokens in order, the logits after the last one only (the head runs once).
+  std::vector<float> prefill(FastState& state, std::span<const TokenId> tokens);
 
   const FastCounters& counters() const;
   void reset_counters();

@@ -323,8 +323,13 @@ TEST(LayerRange, AFastModelOfTheFirstLayersEqualsTheDensePathThroughThem) {
     }
   }
   EXPECT_FALSE(first_difference(state.state(), reference));
+  const std::vector<TokenId> prompt = tokens(7, config.vocab_size);
+  expect_same_logits(fast.prefill(state, prompt), model.prefill(reference, prompt, loaded), "prefill");
+  EXPECT_FALSE(first_difference(state.state(), reference));
   const State before = state.state();
   EXPECT_THROW(fast.decode(state, 1, config.num_hidden_layers), Error);
+  EXPECT_THROW(fast.prefill(state, std::vector<TokenId>{1, static_cast<TokenId>(config.vocab_size)}), Error);
+  EXPECT_EQ(state.state(), before);
   EXPECT_EQ(state.state(), before);
   const FastModelOptions too_many{.layers = config.num_hidden_layers + 1};
   EXPECT_THROW(FastModel::load(directory("prefix_loaded"), too_many), Error);
