@@ -2,6 +2,8 @@
 #include "toolchain/micropython.h"
 
 #include <cstdlib>
+#include <functional>
+#include <string>
 #include <thread>
 
 #include <fmt/format.h>
@@ -78,7 +80,10 @@ fs::path micropython_source() {
 fs::path build_micropython(const program::MemoryMap& map) {
   check_micropython_source(micropython_source());
   if (!find_executable("make")) fail_build("make is not installed; install it with: sudo apt-get install make");
-  fs::path build = cache_root() / fmt::format("micropython-{}", map.name);
+  // One build per machine and per pair of source trees: make's dependency files name the sources by
+  // their absolute paths, so another checkout (or a moved one) must not reuse them.
+  const std::string sources = fs::absolute(port_directory()).string() + "\n" + fs::absolute(micropython_source()).string();
+  fs::path build = cache_root() / fmt::format("micropython-{}-{:016x}", map.name, std::hash<std::string>{}(sources));
   check_output_directory(build);
   fs::create_directories(build);
   CacheLock lock(build.string() + ".lock");
