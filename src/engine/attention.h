@@ -30,5 +30,11 @@ struct AttentionWeights {
 void attention_step(const Config& config, const AttentionWeights& weights, AttentionCache& cache,
                     std::span<const float> cos, std::span<const float> sin, std::span<const float> x,
                     std::span<float> out, Workers& workers);
+// One token of each of several sequences (one cache each, distinct): cos, sin, x and out hold one
+// table or vector per cache, in order. The projections read every weight once for all of them; each
+// result is bit-identical to attention_step's.
+void attention_steps(const Config& config, const AttentionWeights& weights, std::span<AttentionCache* const> caches,
+                     std::span<const float> cos, std::span<const float> sin, std::span<const float> x,
+                     std::span<float> out, Workers& workers);
 
 }  // namespace rvformer::engine

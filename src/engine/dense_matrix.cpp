@@ -155,6 +155,79 @@ void rows(const std::uint8_t* data, std::size_t cols, const float* x, float* y, 
   if (row < end) scalar_rows<dtype>(data, cols, x, y, row, end);
 }
 
+// Rows [first, first + 8) for G inputs at once (x: G rows of `cols`, y: G rows of `y_stride`): each
+// 8×8 weight block is loaded and transposed once and multiplied with every input, whose sums stay
+// lane by lane in column order as in eight_rows. A block whose weights are all ±0 adds only ±0
+// products, which leave a sum that started at +0 unchanged, so it is skipped.
+template <DType dtype, std::size_t G>
+void eight_rows_of_group(const std::uint8_t* data, std::size_t cols, const float* x, std::size_t first, float* y,
+                         std::size_t y_stride) {
+  const std::size_t row_bytes = cols * dtype_size(dtype);
+  const std::uint8_t* rows = data + first * row_bytes;
+  const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+  __m256 acc[G];
+#pragma GCC unroll 8
+  for (std::size_t g = 0; g < G; ++g) acc[g] = _mm256_setzero_ps();
+  for (std::size_t col = 0; col + lanes <= cols; col += lanes) {
+    __m256 block[lanes];
+    __m256 any = _mm256_setzero_ps();
+#pragma GCC unroll 8
+    for (std::size_t i = 0; i < lanes; ++i) {
+      block[i] = load_eight<dtype>(rows + i * row_bytes, col);
+      any = _mm256_or_ps(any, block[i]);
+    }
+    const __m256i bits = _mm256_castps_si256(_mm256_and_ps(any, magnitude));
+    if (_mm256_testz_si256(bits, bits)) continue;
+    transpose(block);
+#pragma GCC unroll 8
+    for (std::size_t k = 0; k < lanes; ++k) {
+#pragma GCC unroll 8
+      for (std::size_t g = 0; g < G; ++g) {
+        acc[g] = _mm256_add_ps(acc[g], _mm256_mul_ps(block[k], _mm256_broadcast_ss(x + g * cols + col + k)));
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (std::size_t g = 0; g < G; ++g) _mm256_storeu_ps(y + g * y_stride + first, acc[g]);
+}
+
+template <DType dtype>
+void eight_rows_of_inputs(const std::uint8_t* data, std::size_t cols, const float* x, std::size_t count,
+                          std::size_t first, float* y, std::size_t y_stride) {
+  for (std::size_t input = 0; input < count; input += lanes) {
+    const float* xs = x + input * cols;
+    float* ys = y + input * y_stride;
+    switch (std::min(lanes, count - input)) {
+      case 1: eight_rows_of_group<dtype, 1>(data, cols, xs, first, ys, y_stride); break;
+      case 2: eight_rows_of_group<dtype, 2>(data, cols, xs, first, ys, y_stride); break;
+      case 3: eight_rows_of_group<dtype, 3>(data, cols, xs, first, ys, y_stride); break;
+      case 4: eight_rows_of_group<dtype, 4>(data, cols, xs, first, ys, y_stride); break;
+      case 5: eight_rows_of_group<dtype, 5>(data, cols, xs, first, ys, y_stride); break;
+      case 6: eight_rows_of_group<dtype, 6>(data, cols, xs, first, ys, y_stride); break;
+      case 7: eight_rows_of_group<dtype, 7>(data, cols, xs, first, ys, y_stride); break;
+      default: eight_rows_of_group<dtype, 8>(data, cols, xs, first, ys, y_stride); break;
+    }
+  }
+}
+
+// Rows [first, end) of y_i = W·x_i for `count` inputs: whole groups of eight rows through the batched
+// blocks, then their leftover columns and the leftover rows as in rows().
+template <DType dtype>
+void rows_of_inputs(const std::uint8_t* data, std::size_t cols, const float* x, std::size_t count, float* y,
+                    std::size_t y_stride, std::size_t first, std::size_t end) {
+  const std::size_t block_cols = cols / lanes * lanes;
+  std::size_t row = first;
+  for (; row + lanes <= end; row += lanes) {
+    eight_rows_of_inputs<dtype>(data, cols, x, count, row, y, y_stride);
+    for (std::size_t input = 0; input < count; ++input) {
+      continue_rows<dtype>(data, cols, x + input * cols, row, row + lanes, block_cols, y + input * y_stride + row);
+    }
+  }
+  for (std::size_t input = 0; input < count && row < end; ++input) {
+    scalar_rows<dtype>(data, cols, x + input * cols, y + input * y_stride, row, end);
+  }
+}
+
 }  // namespace
 }  // namespace avx2
 
@@ -176,6 +249,20 @@ void multiply_rows_of(const std::uint8_t* data, std::size_t cols, const float* x
   if (avx2) return avx2::rows<dtype>(data, cols, x, y, first, end);
 #endif
   scalar_rows<dtype>(data, cols, x, y, first, end);
+}
+
+// The batched product where a kernel for it exists (AVX2, weights read in place); false otherwise.
+template <DType dtype>
+bool multiply_rows_of_inputs(const std::uint8_t* data, std::size_t cols, const float* x, std::size_t count, float* y,
+                             std::size_t y_stride, std::size_t first, std::size_t end) {
+#if defined(__x86_64__)
+  static const bool avx2 = cpu_runs_x86_64_v3();
+  if (avx2) {
+    avx2::rows_of_inputs<dtype>(data, cols, x, count, y, y_stride, first, end);
+    return true;
+  }
+#endif
+  return false;
 }
 
 }  // namespace
@@ -239,15 +326,43 @@ void DenseMatrix::multiply_rows(std::span<const float> x, std::span<float> y, st
 
 void DenseMatrix::multiply(std::span<const float> x, std::span<float> y) const { multiply_rows(x, y, 0, rows_); }
 
+void DenseMatrix::multiply_rows_batch(std::span<const float> x, std::span<float> y, std::size_t count,
+                                      std::size_t first, std::size_t end) const {
+  bool batched = false;
+  if (!packed_ && dtype_ == DType::BF16) {
+    batched = multiply_rows_of_inputs<DType::BF16>(data_, cols_, x.data(), count, y.data(), rows_, first, end);
+  } else if (!packed_ && dtype_ == DType::F32) {
+    batched = multiply_rows_of_inputs<DType::F32>(data_, cols_, x.data(), count, y.data(), rows_, first, end);
+  }
+  if (batched) return;
+  for (std::size_t input = 0; input < count; ++input) {
+    multiply_rows(x.subspan(input * cols_, cols_), y.subspan(input * rows_, rows_), first, end);
+  }
+}
+
+void DenseMatrix::multiply_batch(std::span<const float> x, std::span<float> y, std::size_t count,
+                                 Workers& workers) const {
+  if (x.size() != count * cols_ || y.size() != count * rows_) {
+    throw std::logic_error("DenseMatrix::multiply_batch: the inputs or outputs do not hold count vectors");
+  }
+  if (count == 1) return multiply(x, y, workers);
+  split_rows(workers, count, [&](std::size_t first, std::size_t end) { multiply_rows_batch(x, y, count, first, end); });
+}
+
 void DenseMatrix::multiply(std::span<const float> x, std::span<float> y, Workers& workers) const {
+  split_rows(workers, 1, [&](std::size_t first, std::size_t end) { multiply_rows(x, y, first, end); });
+}
+
+void DenseMatrix::split_rows(Workers& workers, std::size_t count,
+                             const std::function<void(std::size_t, std::size_t)>& rows) const {
   const std::size_t parts = workers.threads();
-  if (parts == 1 || rows_ * cols_ < workers.min_parallel_work() || rows_ < 2 * parts) return multiply(x, y);
+  if (parts == 1 || count * rows_ * cols_ < workers.min_parallel_work() || rows_ < 2 * parts) return rows(0, rows_);
   // Whole groups of eight rows per thread, so that each computes full SIMD blocks.
   const std::size_t share = (rows_ + parts - 1) / parts;
   const std::size_t chunk = (share + 7) / 8 * 8;
   workers.run([&](std::size_t part) {
     const std::size_t first = std::min(rows_, part * chunk);
-    multiply_rows(x, y, first, std::min(rows_, first + chunk));
+    rows(first, std::min(rows_, first + chunk));
   });
 }
 

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -53,8 +54,19 @@ class DenseMatrix {
   void multiply(std::span<const float> x, std::span<float> y, Workers& workers) const;
   // Rows [first, end) of y = W·x.
   void multiply_rows(std::span<const float> x, std::span<float> y, std::size_t first, std::size_t end) const;
+  // y_i = W·x_i for `count` inputs at once (x: count × cols() values, y: count × rows(), input by
+  // input), each bit-identical to multiply(x_i, y_i): the AVX2 kernel multiplies every 8×8 block of
+  // weights it loads with every input, and skips a block whose weights are all ±0 (their products
+  // are ±0, which the reference order's +0 sums absorb). Rows split between the workers' threads.
+  void multiply_batch(std::span<const float> x, std::span<float> y, std::size_t count, Workers& workers) const;
 
  private:
+  void multiply_rows_batch(std::span<const float> x, std::span<float> y, std::size_t count, std::size_t first,
+                           std::size_t end) const;
+  // Calls rows(first, end) on row ranges that cover [0, rows()), one per worker when `count` products
+  // of the matrix are worth splitting.
+  void split_rows(Workers& workers, std::size_t count, const std::function<void(std::size_t, std::size_t)>& rows) const;
+
   DType dtype_ = DType::F32;
   std::size_t rows_ = 0;
   std::size_t cols_ = 0;

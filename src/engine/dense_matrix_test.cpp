@@ -124,6 +124,39 @@ TEST_P(DenseMatrixTest, NonFiniteWeightsAndInputsPropagateAsInTheReference) {
   EXPECT_TRUE(std::isnan(y[17]));
 }
 
+TEST_P(DenseMatrixTest, BatchedProductsEqualEachInputsOwnProduct) {
+  const auto [dtype, packed] = GetParam();
+  Workers one(1, 0), two(2, 0);
+  for (std::size_t rows : {1u, 8u, 9u, 17u, 33u}) {
+    for (std::size_t cols : {3u, 8u, 17u, 40u}) {
+      auto w = random_values(rows * cols, static_cast<std::uint32_t>(rows * 31 + cols), dtype);
+      // Blocks of zeros, of −0 and of both, where the batched kernel skips whole 8×8 blocks.
+      for (std::size_t r = 0; r < rows; ++r) {
+        for (std::size_t c = 0; c < cols; ++c) {
+          if ((r / 8 + c / 8) % 3 == 0) w[r * cols + c] = (r + c) % 2 == 0 ? 0.0f : -0.0f;
+        }
+      }
+      const StoredMatrix stored(dtype, rows, cols, w, packed);
+      for (std::size_t count : {1u, 2u, 7u, 8u, 9u, 11u}) {
+        auto x = random_values(count * cols, static_cast<std::uint32_t>(count * 7 + cols), DType::F32, 2.0f);
+        x[0] = -0.0f;
+        std::vector<float> expected;
+        for (std::size_t i = 0; i < count; ++i) {
+          const auto product = plain_product(w, cols, std::vector<float>(x.begin() + i * cols, x.begin() + (i + 1) * cols));
+          expected.insert(expected.end(), product.begin(), product.end());
+        }
+        for (Workers* workers : {&one, &two}) {
+          std::vector<float> y(count * rows, NAN);
+          stored.matrix.multiply_batch(x, y, count, *workers);
+          expect_identical(y, expected, std::string(dtype_name(dtype)) + " " + std::to_string(rows) + "x" +
+                                            std::to_string(cols) + " count " + std::to_string(count) + " threads " +
+                                            std::to_string(workers->threads()));
+        }
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Storage, DenseMatrixTest,
                          ::testing::Values(std::pair{DType::F32, true}, std::pair{DType::F32, false},
                                            std::pair{DType::BF16, false}, std::pair{DType::F16, false}),

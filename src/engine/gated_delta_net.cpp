@@ -48,27 +48,23 @@ void delta_rule_step(std::span<float> state, std::span<const float> key, std::sp
   }
 }
 
-void gated_delta_net_step(const Config& config, const GatedDeltaNetWeights& weights, GatedDeltaNetState& state,
-                          std::span<const float> x, std::span<float> out, Workers& workers) {
+namespace {
+
+// The part of a step after the projections, for one sequence: conv, norms, the delta rule per value
+// head and the gated RMSNorm, from its projections `mixed` (conv_dim), `z`, `b`, `a` into `gated`
+// (value_dim).
+void recur(const Config& config, const GatedDeltaNetWeights& weights, GatedDeltaNetState& state, std::span<float> mixed,
+           std::span<const float> z, std::span<const float> b, std::span<const float> a, std::span<float> gated) {
   const std::size_t key_heads = config.linear_num_key_heads;
   const std::size_t value_heads = config.linear_num_value_heads;
   const std::size_t key_head_dim = config.linear_key_head_dim;
   const std::size_t value_head_dim = config.linear_value_head_dim;
   const std::size_t key_dim = config.linear_key_dim();
-
-  std::vector<float> mixed(config.linear_conv_dim());
-  std::vector<float> z(config.linear_value_dim());
-  std::vector<float> b(value_heads);
-  std::vector<float> a(value_heads);
-  weights.in_proj_qkv.multiply(x, mixed, workers);
-  weights.in_proj_z.multiply(x, z, workers);
-  weights.in_proj_b.multiply(x, b, workers);
-  weights.in_proj_a.multiply(x, a, workers);
   causal_conv_step(weights.conv1d, config.linear_conv_kernel_dim, state.conv, mixed);
 
-  const std::span<float> queries(mixed.data(), key_dim);
-  const std::span<float> keys(mixed.data() + key_dim, key_dim);
-  const std::span<const float> values(mixed.data() + 2 * key_dim, config.linear_value_dim());
+  const std::span<float> queries = mixed.subspan(0, key_dim);
+  const std::span<float> keys = mixed.subspan(key_dim, key_dim);
+  const std::span<const float> values = mixed.subspan(2 * key_dim, config.linear_value_dim());
   const float query_scale = inverse_sqrt_scale(key_head_dim);
   for (std::size_t head = 0; head < key_heads; ++head) {
     const auto query = queries.subspan(head * key_head_dim, key_head_dim);
@@ -81,7 +77,6 @@ void gated_delta_net_step(const Config& config, const GatedDeltaNetWeights& weig
   const std::size_t heads_per_key_head = value_heads / key_heads;
   const std::size_t state_size = key_head_dim * value_head_dim;
   std::vector<float> read(value_head_dim);
-  std::vector<float> gated(config.linear_value_dim());
   for (std::size_t head = 0; head < value_heads; ++head) {
     const std::size_t key_head = head / heads_per_key_head;
     const float beta = sigmoid(b[head]);
@@ -90,10 +85,41 @@ void gated_delta_net_step(const Config& config, const GatedDeltaNetWeights& weig
                     keys.subspan(key_head * key_head_dim, key_head_dim),
                     values.subspan(head * value_head_dim, value_head_dim),
                     queries.subspan(key_head * key_head_dim, key_head_dim), std::exp(g), beta, read);
-    gated_rms_norm(read, weights.norm, std::span(z).subspan(head * value_head_dim, value_head_dim), eps,
-                   std::span(gated).subspan(head * value_head_dim, value_head_dim));
+    gated_rms_norm(read, weights.norm, z.subspan(head * value_head_dim, value_head_dim), eps,
+                   gated.subspan(head * value_head_dim, value_head_dim));
   }
-  weights.out_proj.multiply(gated, out, workers);
+}
+
+}  // namespace
+
+void gated_delta_net_step(const Config& config, const GatedDeltaNetWeights& weights, GatedDeltaNetState& state,
+                          std::span<const float> x, std::span<float> out, Workers& workers) {
+  GatedDeltaNetState* const states[] = {&state};
+  gated_delta_net_steps(config, weights, states, x, out, workers);
+}
+
+void gated_delta_net_steps(const Config& config, const GatedDeltaNetWeights& weights,
+                           std::span<GatedDeltaNetState* const> states, std::span<const float> x, std::span<float> out,
+                           Workers& workers) {
+  const std::size_t count = states.size();
+  const std::size_t conv_dim = config.linear_conv_dim();
+  const std::size_t value_dim = config.linear_value_dim();
+  const std::size_t value_heads = config.linear_num_value_heads;
+  std::vector<float> mixed(count * conv_dim);
+  std::vector<float> z(count * value_dim);
+  std::vector<float> b(count * value_heads);
+  std::vector<float> a(count * value_heads);
+  weights.in_proj_qkv.multiply_batch(x, mixed, count, workers);
+  weights.in_proj_z.multiply_batch(x, z, count, workers);
+  weights.in_proj_b.multiply_batch(x, b, count, workers);
+  weights.in_proj_a.multiply_batch(x, a, count, workers);
+  std::vector<float> gated(count * value_dim);
+  for (std::size_t i = 0; i < count; ++i) {
+    recur(config, weights, *states[i], std::span(mixed).subspan(i * conv_dim, conv_dim),
+          std::span(z).subspan(i * value_dim, value_dim), std::span(b).subspan(i * value_heads, value_heads),
+          std::span(a).subspan(i * value_heads, value_heads), std::span(gated).subspan(i * value_dim, value_dim));
+  }
+  weights.out_proj.multiply_batch(gated, out, count, workers);
 }
 
 }  // namespace rvformer::engine

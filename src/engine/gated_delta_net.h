@@ -33,6 +33,12 @@ struct GatedDeltaNetWeights {
 // projections' rows are split between the workers.
 void gated_delta_net_step(const Config& config, const GatedDeltaNetWeights& weights, GatedDeltaNetState& state,
                           std::span<const float> x, std::span<float> out, Workers& workers);
+// One token of each of several sequences (one state each, distinct): x and out hold one hidden
+// vector per state, in order. The projections read every weight once for all of them; each result
+// is bit-identical to gated_delta_net_step's.
+void gated_delta_net_steps(const Config& config, const GatedDeltaNetWeights& weights,
+                           std::span<GatedDeltaNetState* const> states, std::span<const float> x, std::span<float> out,
+                           Workers& workers);
 
 // The causal depthwise convolution for one token, then SiLU, in place on `channels` (conv_dim):
 // u_c = Σ_{j=0..kernel-1} w[c][j]·in_j summed from +0 in order j = 0, 1, ..., where in_0..in_{kernel-2}

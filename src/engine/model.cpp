@@ -57,13 +57,25 @@ void add_in_place(std::span<float> residual, std::span<const float> update) {
   for (std::size_t i = 0; i < residual.size(); ++i) residual[i] += update[i];
 }
 
-void mlp_step(const MlpWeights& weights, std::span<const float> x, std::span<float> out, Workers& workers) {
-  std::vector<float> gate(weights.gate_proj.rows());
-  std::vector<float> up(weights.up_proj.rows());
-  weights.gate_proj.multiply(x, gate, workers);
-  weights.up_proj.multiply(x, up, workers);
+// The MLP for `count` inputs (x and out: count × hidden values).
+void mlp_steps(const MlpWeights& weights, std::span<const float> x, std::span<float> out, std::size_t count,
+               Workers& workers) {
+  std::vector<float> gate(count * weights.gate_proj.rows());
+  std::vector<float> up(count * weights.up_proj.rows());
+  weights.gate_proj.multiply_batch(x, gate, count, workers);
+  weights.up_proj.multiply_batch(x, up, count, workers);
   for (std::size_t i = 0; i < gate.size(); ++i) gate[i] = silu(gate[i]) * up[i];
-  weights.down_proj.multiply(gate, out, workers);
+  weights.down_proj.multiply_batch(gate, out, count, workers);
+}
+
+// Vector i of `count` equal-width vectors held one after another.
+template <typename T>
+std::span<T> part(std::span<T> values, std::size_t i, std::size_t width) {
+  return values.subspan(i * width, width);
+}
+template <typename T>
+std::span<T> part(std::vector<T>& values, std::size_t i, std::size_t width) {
+  return part(std::span<T>(values), i, width);
 }
 
 }  // namespace
@@ -112,51 +124,82 @@ void Model::check_input(const State& state, TokenId token, std::size_t layer_cou
   }
 }
 
-std::vector<float> Model::final_hidden(State& state, TokenId token, std::size_t layer_count) const {
-  check_input(state, token, layer_count);
+std::vector<float> Model::final_hidden(std::span<State* const> states, std::span<const TokenId> tokens,
+                                       std::size_t layer_count) const {
+  const std::size_t count = states.size();
+  if (count == 0 || tokens.size() != count) throw std::logic_error("Model: one token per state is needed");
+  for (std::size_t i = 0; i < count; ++i) {
+    check_input(*states[i], tokens[i], layer_count);
+    if (std::find(states.begin(), states.begin() + static_cast<std::ptrdiff_t>(i), states[i]) != states.begin() + static_cast<std::ptrdiff_t>(i)) {
+      throw std::logic_error("Model: a batch holds the same state twice");
+    }
+  }
   const std::size_t hidden_size = config_.hidden_size;
   const float eps = static_cast<float>(config_.rms_norm_eps);
-  std::vector<float> hidden(hidden_size);
-  std::vector<float> normed(hidden_size);
-  std::vector<float> update(hidden_size);
-  embed_tokens_.copy_row(token, hidden);
+  std::vector<float> hidden(count * hidden_size);
+  std::vector<float> normed(count * hidden_size);
+  std::vector<float> update(count * hidden_size);
+  for (std::size_t i = 0; i < count; ++i) embed_tokens_.copy_row(tokens[i], part(hidden, i, hidden_size));
+  auto norm_each = [&](std::span<const float> weight) {
+    for (std::size_t i = 0; i < count; ++i) {
+      rms_norm_zero_centred(part(hidden, i, hidden_size), weight, eps, part(normed, i, hidden_size));
+    }
+  };
+  auto add_update = [&](std::size_t layer, bool after_mlp) {
+    add_in_place(hidden, update);
+    if (!observer_) return;
+    for (std::size_t i = 0; i < count; ++i) observer_(layer, after_mlp, part(hidden, i, hidden_size));
+  };
 
-  // The RoPE table of the position `rope_position` (each attention layer counts its own tokens).
-  std::vector<float> cos(rope_inverse_frequencies_.size());
-  std::vector<float> sin(rope_inverse_frequencies_.size());
-  std::optional<std::size_t> rope_position;
+  // Each sequence's RoPE table of the position `rope_positions[i]` (each attention layer counts its own tokens).
+  const std::size_t half = rope_inverse_frequencies_.size();
+  std::vector<float> cos(count * half);
+  std::vector<float> sin(count * half);
+  std::vector<std::optional<std::size_t>> rope_positions(count);
+  std::vector<GatedDeltaNetState*> recurrent_states(count);
+  std::vector<AttentionCache*> caches(count);
 
   Workers& workers = *workers_;
   for (std::size_t layer = 0; layer < layer_count; ++layer) {
     const DecoderLayerWeights& weights = layers_[layer];
-    rms_norm_zero_centred(hidden, weights.input_layernorm, eps, normed);
+    norm_each(weights.input_layernorm);
     if (const auto* gdn = std::get_if<GatedDeltaNetWeights>(&weights.mixer)) {
-      gated_delta_net_step(config_, *gdn, state.gated_delta_net(layer), normed, update, workers);
+      for (std::size_t i = 0; i < count; ++i) recurrent_states[i] = &states[i]->gated_delta_net(layer);
+      gated_delta_net_steps(config_, *gdn, recurrent_states, normed, update, workers);
     } else {
-      if (rope_position != state.layer_position(layer)) {
-        rope_position = state.layer_position(layer);
-        rope_cos_sin(rope_inverse_frequencies_, *rope_position, cos, sin);
+      for (std::size_t i = 0; i < count; ++i) {
+        if (rope_positions[i] != states[i]->layer_position(layer)) {
+          rope_positions[i] = states[i]->layer_position(layer);
+          rope_cos_sin(rope_inverse_frequencies_, *rope_positions[i], part(cos, i, half), part(sin, i, half));
+        }
+        caches[i] = &states[i]->attention(layer);
       }
-      attention_step(config_, std::get<AttentionWeights>(weights.mixer), state.attention(layer), cos, sin, normed,
-                     update, workers);
+      attention_steps(config_, std::get<AttentionWeights>(weights.mixer), caches, cos, sin, normed, update, workers);
     }
-    add_in_place(hidden, update);
-    if (observer_) observer_(layer, false, hidden);
-    rms_norm_zero_centred(hidden, weights.post_attention_layernorm, eps, normed);
-    mlp_step(weights.mlp, normed, update, workers);
-    add_in_place(hidden, update);
-    if (observer_) observer_(layer, true, hidden);
+    add_update(layer, false);
+    norm_each(weights.post_attention_layernorm);
+    mlp_steps(weights.mlp, normed, update, count, workers);
+    add_update(layer, true);
   }
-  state.advance(layer_count);
-  rms_norm_zero_centred(hidden, norm_, eps, normed);
+  for (State* state : states) state->advance(layer_count);
+  norm_each(norm_);
   return normed;
 }
 
-std::vector<float> Model::logits(std::span<const float> hidden) const {
+std::vector<float> Model::logits(std::span<const float> hidden, std::size_t count) const {
   const DenseMatrix& head = config_.tie_word_embeddings ? embed_tokens_ : lm_head_;
-  std::vector<float> result(config_.vocab_size);
-  head.multiply(hidden, result, *workers_);
+  std::vector<float> result(count * config_.vocab_size);
+  head.multiply_batch(hidden, result, count, *workers_);
   return result;
+}
+
+std::vector<float> Model::final_hidden(State& state, TokenId token, std::size_t layer_count) const {
+  State* const states[] = {&state};
+  return final_hidden(states, std::span(&token, 1), layer_count);
+}
+
+std::vector<float> Model::decode_batch(std::span<State* const> states, std::span<const TokenId> tokens) const {
+  return logits(final_hidden(states, tokens, config_.num_hidden_layers), states.size());
 }
 
 std::vector<float> Model::decode(State& state, TokenId token) const {
@@ -164,7 +207,7 @@ std::vector<float> Model::decode(State& state, TokenId token) const {
 }
 
 std::vector<float> Model::decode(State& state, TokenId token, std::size_t layer_count) const {
-  return logits(final_hidden(state, token, layer_count));
+  return logits(final_hidden(state, token, layer_count), 1);
 }
 
 TokenId Model::decode_argmax(State& state, TokenId token) const {

@@ -77,6 +77,11 @@ class Model {
   // decode() followed by argmax (ties go to the lowest token id, as torch.argmax).
   TokenId decode_argmax(State& state, TokenId token) const;
   TokenId decode_argmax(State& state, TokenId token, std::size_t layer_count) const;
+  // One token for each of several sequences at once (tokens[i] fed to *states[i], the states
+  // distinct), through every layer: their logits one after another (states.size() × vocab_size
+  // values), each bit-identical to decode(*states[i], tokens[i]). Every weight is read once for the
+  // whole batch, so many sequences decode faster together than one by one.
+  std::vector<float> decode_batch(std::span<State* const> states, std::span<const TokenId> tokens) const;
   // Feeds every token in order (at least one); returns the logits after the last.
   std::vector<float> prefill(State& state, std::span<const TokenId> tokens) const;
   std::vector<float> prefill(State& state, std::span<const TokenId> tokens, std::size_t layer_count) const;
@@ -88,9 +93,13 @@ class Model {
 
  private:
   void check_input(const State& state, TokenId token, std::size_t layer_count) const;
-  // Runs one token through layers [0, layer_count) and the final norm.
+  // Runs tokens[i] through layers [0, layer_count) of *states[i] and the final norm: the normed
+  // hidden vectors, one per state.
+  std::vector<float> final_hidden(std::span<State* const> states, std::span<const TokenId> tokens,
+                                  std::size_t layer_count) const;
   std::vector<float> final_hidden(State& state, TokenId token, std::size_t layer_count) const;
-  std::vector<float> logits(std::span<const float> hidden) const;
+  // The logits of `count` hidden vectors, one after another.
+  std::vector<float> logits(std::span<const float> hidden, std::size_t count) const;
 
   Checkpoint checkpoint_;  // keeps the mapped files the matrices read
   Config config_;

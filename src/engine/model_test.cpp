@@ -54,6 +54,34 @@ TEST_F(ModelTest, PrefillIsBitIdenticalToTokenByTokenDecode) {
   EXPECT_EQ(prefilled.position(), prompt.size());
 }
 
+TEST(ModelBatch, BatchedDecodeIsBitIdenticalToDecodingEachSequenceAlone) {
+  for (DType dtype : {DType::F32, DType::BF16}) {
+    const Model model = Model::load(tiny_model_directory("batch_" + std::string(dtype_name(dtype)), dtype));
+    // Ten sequences (more than one group of eight in the kernel), each a different prefix of the
+    // prompt, so that their positions differ; then three batched steps against three lone ones.
+    std::vector<State> batched, alone;
+    for (std::size_t i = 0; i < 10; ++i) {
+      batched.push_back(model.new_state());
+      model.prefill(batched.back(), std::span(prompt).first(1 + i % prompt.size()));
+      alone.push_back(batched.back());
+    }
+    std::vector<State*> states;
+    for (State& state : batched) states.push_back(&state);
+    for (TokenId step = 0; step < 3; ++step) {
+      std::vector<TokenId> tokens;
+      for (std::size_t i = 0; i < batched.size(); ++i) tokens.push_back(static_cast<TokenId>((7 * i + 13 * step) % 101));
+      const std::vector<float> logits = model.decode_batch(states, tokens);
+      const std::size_t vocab = model.config().vocab_size;
+      ASSERT_EQ(logits.size(), batched.size() * vocab);
+      for (std::size_t i = 0; i < batched.size(); ++i) {
+        const std::vector<float> own = model.decode(alone[i], tokens[i]);
+        expect_bit_equal(std::vector<float>(logits.begin() + i * vocab, logits.begin() + (i + 1) * vocab), own);
+        EXPECT_EQ(batched[i], alone[i]) << dtype_name(dtype) << " sequence " << i << " step " << step;
+      }
+    }
+  }
+}
+
 TEST_F(ModelTest, RunsAreDeterministicAndLogitsAreFinite) {
   State a = model_->new_state();
   State b = model_->new_state();
