@@ -232,7 +232,8 @@ void add_compile_command(CLI::App& app, Action& action) {
   std::vector<std::string> targets;
   for (const program::MemoryMap& map : program::kMemoryMaps) targets.emplace_back(map.name);
   cc->add_option("--target", options->target,
-                 "Memory map: rvformer (default) or qemu-virt (QEMU's virt machine)")
+                 "Memory map: rvformer (default), rvformer-large, qemu-virt (QEMU's virt machine) or emulator-1m "
+                 "(1 MB of RAM, golden emulator only)")
       ->check(CLI::IsMember(targets));
   cc->add_flag("-v,--verbose", options->verbose, "Print the compiler commands");
   cc->callback([options, &action] { action = [options] { return compile_command(*options); }; });
