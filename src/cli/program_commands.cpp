@@ -51,6 +51,7 @@ struct RunStats {
   double seconds;
   std::optional<std::uint32_t> exit_code;
   std::optional<driver::RunResult> trace;  // when run in the weights
+  ExtraStats extra;
 };
 
 void print_stats(const RunStats& stats) {
@@ -66,10 +67,13 @@ void print_stats(const RunStats& stats) {
                         stats.trace->trace_tokens, stats.trace->load_tokens, per_instruction,
                         stats.seconds > 0 ? static_cast<double>(passes) / stats.seconds : 0);
   }
+  std::string extra;
+  if (stats.extra)
+    for (const auto& [name, value] : stats.extra()) extra += fmt::format(", \"{}\": {}", name, value);
   fmt::print(stderr,
-             "{{\"on\": \"{}\", \"instructions\": {}, \"seconds\": {:.6f}, "
+             "{{\"on\": \"{}\", \"instructions\": {}{}, \"seconds\": {:.6f}, "
              "\"instructions_per_second\": {:.0f}{}, \"exit_code\": {}}}\n",
-             stats.on, stats.instructions, stats.seconds, rate, trace, exit_code);
+             stats.on, stats.instructions, extra, stats.seconds, rate, trace, exit_code);
 }
 
 // Why a run did not end with the program's own exit, and the status that says so.
@@ -116,7 +120,7 @@ int end_run(const std::optional<Failure>& failure, std::uint32_t exit_code, RunS
 }
 
 int run_on_emulator(const program::ProgramImage& image, const ProgramRunOptions& options,
-                    const ProgramConsole& console) {
+                    const ProgramConsole& console, const ExtraStats& extra_stats) {
   emulator::Emulator machine(image);
   machine.set_input(console.input);
   auto start = std::chrono::steady_clock::now();
@@ -125,12 +129,12 @@ int run_on_emulator(const program::ProgramImage& image, const ProgramRunOptions&
   std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   return end_run(run_failure(result, machine), result.exit_code,
                  {.on = "emulator", .instructions = machine.instructions_retired(), .seconds = elapsed.count(),
-                  .exit_code = std::nullopt, .trace = std::nullopt},
+                  .exit_code = std::nullopt, .trace = std::nullopt, .extra = extra_stats},
                  options.stats);
 }
 
 int run_in_weights(const program::ProgramImage& image, const ProgramRunOptions& options,
-                   const ProgramConsole& console) {
+                   const ProgramConsole& console, const ExtraStats& extra_stats) {
   // Check the image before the long model work: a bad image fails in a second.
   driver::Protocol protocol(machine_spec(options.weights.machine));
   driver::program_load_tokens(image, protocol);
@@ -161,7 +165,7 @@ int run_in_weights(const program::ProgramImage& image, const ProgramRunOptions& 
   std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   return end_run(run_failure(result, image, protocol), result.exit_code,
                  {.on = "weights", .instructions = result.instructions, .seconds = elapsed.count(),
-                  .exit_code = std::nullopt, .trace = result},
+                  .exit_code = std::nullopt, .trace = result, .extra = extra_stats},
                  options.stats);
 }
 
@@ -264,8 +268,9 @@ void check_program_run_options(const ProgramRunOptions& options) {
 }
 
 int run_program_image(const program::ProgramImage& image, const ProgramRunOptions& options,
-                      const ProgramConsole& console) {
-  return options.on == "weights" ? run_in_weights(image, options, console) : run_on_emulator(image, options, console);
+                      const ProgramConsole& console, const ExtraStats& extra_stats) {
+  return options.on == "weights" ? run_in_weights(image, options, console, extra_stats)
+                                 : run_on_emulator(image, options, console, extra_stats);
 }
 
 void add_program_commands(CLI::App& app, Action& action) {
