@@ -7,8 +7,8 @@
  *   header   STORY_HEADER_WORDS uint32: magic "STQ1", dim, hidden_dim, n_layers, n_heads, n_kv_heads,
  *            vocab_size, seq_len, eps_term (story_rmsnorm's), payload_bytes
  *   payload  matrices, each StoryRequant[rows] then int8[rows * cols] (padded to 4): the embedding
- *            (Q9 out), per layer wq, wk (Q10), wv (Q10), wo (Q9), w1, w3 (Q10), w2 (Q9); the
- *            classifier (int32 logits, Q16); RoPE cos then sin, int16 [seq_len][head_size / 2], Q14
+ *            (to STORY_FRAC_X), per layer wq, wk (to _Q), wv (_V), wo (_X), w1, w3 (_H), w2 (_X);
+ *            the classifier (int32 logits, _LOGIT); RoPE cos then sin, int16 [seq_len][head_size / 2], Q14
  *            (each padded to 4); the vocabulary: uint32 offset[vocab_size] (from the vocabulary's
  *            start) to records {int32 score_key, uint32 length, bytes (padded to 4)}
  *   checksum uint32 FNV-1a of the header and payload bytes */
