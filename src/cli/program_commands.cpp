@@ -35,6 +35,7 @@ struct RunOptions {
   bool machine_given = false;       // --machine was on the command line
   ProgramRunOptions run;
   std::optional<std::string> input;  // --input FILE: console input instead of standard input
+  std::optional<std::string> target;  // --target NAME: a memory map for the emulator instead of the machine's
 };
 
 struct CompileCommandOptions {
@@ -188,17 +189,26 @@ int run_python(const toolchain::PythonScript& script, const RunOptions& given, c
   return run_program_image(image, options.run, console);
 }
 
+// The map a C program or ELF runs on: the machine's, or the --target map on the emulator.
+program::MemoryMap program_map(const RunOptions& options) {
+  if (!options.target) return machine_spec(options.run.weights.machine).memory_map();
+  if (options.run.on != "emulator" || options.machine_given)
+    fail("--target runs a program on the golden emulator (--on emulator), without --machine");
+  return program::find_memory_map(*options.target).value();
+}
+
 int run_command(const RunOptions& options) {
   check_program_run_options(options.run);
   if (options.code && !options.program.empty()) fail("give a program or -c CODE, not both");
+  if (options.target && (options.code || toolchain::is_python_script(options.program)))
+    fail("--target applies to C programs and ELF files, not to Python scripts");
   ConsoleInput input(options.input);
   const ProgramConsole console{[&input] { return input.next(); }, write_console_byte};
   if (options.code) return run_python({.name = "<string>", .text = *options.code}, options, console);
   std::filesystem::path program =
       options.program.empty() ? toolchain::default_program() : std::filesystem::path(options.program);
   if (toolchain::is_python_script(program)) return run_python(toolchain::read_python_script(program), options, console);
-  program::ProgramImage image =
-      toolchain::load_program(program, machine_spec(options.run.weights.machine).memory_map());
+  program::ProgramImage image = toolchain::load_program(program, program_map(options));
   return run_program_image(image, options.run, console);
 }
 
@@ -221,6 +231,12 @@ void add_run_command(CLI::App& app, Action& action) {
   run->add_option("-c", options->code, "Run the Python code CODE (like python3 -c)")->option_text("CODE");
   add_program_run_options(*run, options->run);
   add_input_option(*run, options->input);
+  std::vector<std::string> targets;
+  for (const program::MemoryMap& map : program::kMemoryMaps) targets.emplace_back(map.name);
+  run->add_option("--target", options->target,
+                  "On the emulator: the memory map `rvformer cc --target` linked the program for "
+                  "(e.g. emulator-1m), instead of the machine's")
+      ->check(CLI::IsMember(targets));
   run->callback([options, run, &action] {
     options->machine_given = run->get_option("--machine")->count() > 0;
     action = [options] { return run_command(*options); };
