@@ -123,6 +123,7 @@ const char* story_model_open(StoryModel* model, const uint8_t* blob, size_t size
   model->rope_cos = (const int16_t*)take(&cursor, (size_t)model->seq_len * half_head * 2);
   model->rope_sin = (const int16_t*)take(&cursor, (size_t)model->seq_len * half_head * 2);
   if (cursor.failed) return "story model blob is truncated (weights)";
+  for (int b = 0; b < 256; ++b) model->byte_pieces[b] = (uint8_t)b;
   if (!requant_valid(&model->embedding) || !requant_valid(&model->classifier))
     return "story model blob has bad requantisation parameters";
   for (int l = 0; l < model->n_layers; ++l)
@@ -237,11 +238,8 @@ const uint8_t* story_piece(const StoryModel* model, int previous, int token, int
   if (*length == 6 && memcmp(piece, "<0x", 3) == 0 && piece[5] == '>') {
     int high = hex_digit(piece[3]), low = hex_digit(piece[4]);
     if (high >= 0 && low >= 0) {
-      /* Point at a static byte rather than into the blob: the byte value is not stored there. */
-      static uint8_t byte;
-      byte = (uint8_t)(high * 16 + low);
       *length = 1;
-      return &byte;
+      return &model->byte_pieces[high * 16 + low];
     }
   }
   return piece;

@@ -47,6 +47,7 @@ typedef struct {
   const int16_t* rope_sin;
   const uint8_t* vocabulary;        /* start of the vocabulary part */
   const uint32_t* vocabulary_offsets;
+  uint8_t byte_pieces[256]; /* byte_pieces[b] = b: what a piece <0xNN> prints */
 } StoryModel;
 
 /* The whole blob's size (header, payload and checksum) from its header, or 0 with *error set when

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,15 @@ TEST(StoryReference, FollowsLlama2cForTheFirstTokens) {
   }
   std::printf("stories260K quantised: %s\n", where.c_str());
   EXPECT_GE(same, kRequiredAgreement) << where;
+}
+
+TEST(StoryReference, PrintsLlama2cTextWhileTheIdsAgree) {
+  std::ifstream in(stories260k_checkpoint().parent_path() / "stories260K.greedy.txt");
+  const std::string llama2c_text{std::istreambuf_iterator<char>(in), {}};
+  // The first 64 tokens hold a byte piece (<0x0A>, a newline) and the first piece's space removed.
+  const std::string text = ReferenceStory(blob()).generate({1}, kRequiredAgreement).text;
+  EXPECT_NE(text.find('\n'), std::string::npos);
+  EXPECT_EQ(llama2c_text.substr(0, text.size()), text);
 }
 
 TEST(StoryReference, EncodesPromptsLikeLlama2c) {
