@@ -12,7 +12,7 @@ namespace {
 // Reads little-endian values from a file's bytes, failing with the file's name past the end.
 class ByteReader {
  public:
-  ByteReader(const std::filesystem::path& path) : path_(path), bytes_(read_file_bytes(path)) {}
+  explicit ByteReader(const std::filesystem::path& path) : path_(path), bytes_(read_file_bytes(path)) {}
 
   std::int32_t int32() { return static_cast<std::int32_t>(word()); }
   float float32() {
@@ -55,8 +55,8 @@ class ByteReader {
 
 Llama2Config read_config(ByteReader& in) {
   Llama2Config c{in.int32(), in.int32(), in.int32(), in.int32(), in.int32(), in.int32(), in.int32()};
-  bool shared = c.vocab_size > 0;
-  if (!shared) c.vocab_size = -c.vocab_size;
+  c.shared_classifier = c.vocab_size > 0;
+  if (!c.shared_classifier) c.vocab_size = -c.vocab_size;
   if (c.dim <= 0 || c.hidden_dim <= 0 || c.n_layers <= 0 || c.n_heads <= 0 || c.n_kv_heads <= 0 || c.seq_len <= 0 ||
       c.dim % c.n_heads != 0 || c.n_heads % c.n_kv_heads != 0 || c.dim > (1 << 16) || c.hidden_dim > (1 << 16) ||
       c.n_layers > 1024 || c.vocab_size > (1 << 20) || c.seq_len > (1 << 20))
@@ -75,11 +75,6 @@ void read_stacked(ByteReader& in, std::vector<Llama2Layer>& layers, std::vector<
 Llama2Checkpoint read_llama2_checkpoint(const std::filesystem::path& path) {
   ByteReader in(path);
   Llama2Checkpoint model;
-  std::int32_t stored_vocab = 0;
-  {
-    ByteReader header = in;  // the sign of vocab_size says whether the classifier is shared
-    for (int i = 0; i < 6; ++i) stored_vocab = header.int32();
-  }
   model.config = read_config(in);
   const Llama2Config& c = model.config;
   const std::size_t dim = c.dim, hidden = c.hidden_dim, kv = c.kv_dim();
@@ -96,7 +91,7 @@ Llama2Checkpoint read_llama2_checkpoint(const std::filesystem::path& path) {
   read_stacked(in, model.layers, &Llama2Layer::w3, hidden * dim);
   model.rms_final = in.floats(dim);
   in.floats(std::size_t(c.seq_len) * c.head_size());  // the unused RoPE tables (real and imaginary halves)
-  model.classifier = stored_vocab > 0 ? model.token_embedding : in.floats(std::size_t(c.vocab_size) * dim);
+  model.classifier = c.shared_classifier ? model.token_embedding : in.floats(std::size_t(c.vocab_size) * dim);
   if (in.remaining() != 0) fail("{}: {} bytes after the checkpoint's tensors", path.string(), in.remaining());
   return model;
 }

@@ -16,8 +16,9 @@ struct Llama2Config {
   int n_layers = 0;
   int n_heads = 0;
   int n_kv_heads = 0;
-  int vocab_size = 0;  // positive: the classifier is the token embedding
+  int vocab_size = 0;
   int seq_len = 0;
+  bool shared_classifier = true;  // the file's vocab_size was positive: the classifier is the embedding
 
   int head_size() const { return dim / n_heads; }
   int kv_dim() const { return head_size() * n_kv_heads; }

@@ -1,6 +1,6 @@
 // story/story_reference_test.cpp — the story program's reference (firmware/story/ on the host) with
 // rvformer's quantisation of stories260K against llama2.c's greedy ids; the float model against the
-// same ids; the prompt encoder; malformed blobs.
+// same ids; the prompt encoder; malformed blobs and checkpoints.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +13,8 @@
 #include "story/quantiser.h"
 #include "story/reference.h"
 #include "support/error.h"
+#include "support/file.h"
+#include "toolchain/process.h"
 
 namespace rvformer::story {
 namespace {
@@ -114,6 +116,20 @@ TEST(StoryReference, RejectsMalformedBlobsWithOneLine) {
   std::vector<std::uint8_t> bad_dims = blob();
   bad_dims[16] = 3;  // 3 heads do not divide dim 64
   EXPECT_EQ(open_error(bad_dims), "story model blob has unsupported dimensions");
+}
+
+TEST(StoryQuantiser, RejectsATruncatedCheckpointWithOneLine) {
+  toolchain::TemporaryDirectory directory;
+  const std::filesystem::path truncated = directory.path() / "truncated.bin";
+  std::vector<std::uint8_t> bytes = read_file_bytes(stories260k_checkpoint());
+  bytes.resize(bytes.size() / 2);
+  write_file_atomic(truncated, bytes);
+  try {
+    quantise_story_files(truncated, stories260k_tokenizer());
+    ADD_FAILURE() << "a truncated checkpoint was quantised";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()), truncated.string() + ": truncated (528270 bytes)");
+  }
 }
 
 }  // namespace
