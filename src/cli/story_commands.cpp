@@ -33,9 +33,10 @@ struct StoryOptions {
   std::optional<std::string> write_blob;  // write the quantised model there instead of running it
 };
 
-// Passes the story through to stdout, keeping back the firmware's closing count record
-// (separator, digits, newline): a separator byte the story itself prints is passed on as soon as
-// what follows it is not such a record, or the story goes on after it.
+// With --stats: passes the story through to stdout, keeping back the firmware's closing count
+// record (separator, digits, newline). A separator byte the story itself prints is passed on as soon
+// as what follows it is not such a record, or the story goes on after it, or the run ends without
+// the record (finish).
 class StoryOutputWatch {
  public:
   void byte(std::uint8_t c) {
@@ -46,11 +47,14 @@ class StoryOutputWatch {
       held_.push_back(static_cast<char>(c));
   }
   // The count of the record that ended the output, or 0 when it did not end with one.
-  std::uint64_t story_tokens() const {
-    return held_.size() > 2 && held_.back() == '\n' ? std::stoull(held_.substr(1, held_.size() - 2)) : 0;
+  std::uint64_t story_tokens() const { return complete() ? std::stoull(held_.substr(1, held_.size() - 2)) : 0; }
+  // After the run: bytes held back that did not become the record go out after all.
+  void finish() {
+    if (!complete()) flush();
   }
 
  private:
+  bool complete() const { return held_.size() > 2 && held_.back() == '\n'; }
   // Whether `c` can extend the held bytes to a count record: digits, then a newline after one.
   bool continues_record(std::uint8_t c) const {
     if (held_.back() == '\n') return false;
@@ -74,18 +78,18 @@ int story_command(const StoryOptions& options) {
   }
   program::ProgramImage image = toolchain::load_firmware("story", program::kEmulator1MbMap);
   const story::StoryOutput output = options.stats ? story::StoryOutput::kStoryAndCount : story::StoryOutput::kStory;
-  StoryOutputWatch watch;
   ProgramRunOptions run;
   run.on = "emulator";
   run.stats = options.stats;
   run.max_instructions = options.max_instructions;
-  return run_program_image(image, run,
-                           {emulator::text_input(story::firmware_request(blob, options.steps, output, options.prompt)),
-                            [&watch](std::uint8_t c) { watch.byte(c); }},
-                           [&watch] {
-                             return std::vector<std::pair<std::string, std::uint64_t>>{
-                                 {"story_tokens", watch.story_tokens()}};
-                           });
+  auto input = emulator::text_input(story::firmware_request(blob, options.steps, output, options.prompt));
+  if (!options.stats) return run_program_image(image, run, {input, write_console_byte});
+  StoryOutputWatch watch;
+  int status = run_program_image(image, run, {input, [&watch](std::uint8_t c) { watch.byte(c); }}, [&watch] {
+    return std::vector<std::pair<std::string, std::uint64_t>>{{"story_tokens", watch.story_tokens()}};
+  });
+  watch.finish();
+  return status;
 }
 
 }  // namespace
