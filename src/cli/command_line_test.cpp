@@ -83,7 +83,7 @@ TEST(CommandLine, TheLargestCountIsAccepted) {
 }
 
 TEST(CommandLine, UnknownCommandsAreNamed) {
-  const std::string commands = "the commands are run, cc, calc, model, compile, verify, tokenize, chat, merge (rvformer --help)";
+  const std::string commands = "the commands are run, cc, calc, story, model, compile, verify, tokenize, chat, merge (rvformer --help)";
   expect_refused({"bogus"}, "unknown command 'bogus'; " + commands);
   expect_refused({"model", "bogus"},
                  "unknown command 'model bogus'; the model commands are info, generate, synth (rvformer model --help)");

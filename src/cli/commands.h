@@ -17,5 +17,6 @@ void add_tokenize_command(CLI::App& app, Action& action);  // tokenize       (to
 void add_chat_command(CLI::App& app, Action& action);      // chat           (chat_commands.cpp)
 void add_merge_command(CLI::App& app, Action& action);     // merge          (merge_commands.cpp)
 void add_calc_command(CLI::App& app, Action& action);      // calc           (calc_commands.cpp)
+void add_story_command(CLI::App& app, Action& action);     // story          (story_commands.cpp)
 
 }  // namespace rvformer::cli

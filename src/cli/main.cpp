@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
   rvformer::cli::Action action;
   rvformer::cli::add_program_commands(app, action);
   rvformer::cli::add_calc_command(app, action);
+  rvformer::cli::add_story_command(app, action);
   rvformer::cli::add_model_commands(app, action);
   rvformer::cli::add_machine_commands(app, action);
   rvformer::cli::add_verify_command(app, action);

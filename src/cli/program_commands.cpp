@@ -35,6 +35,7 @@ struct RunOptions {
   bool machine_given = false;       // --machine was on the command line
   ProgramRunOptions run;
   std::optional<std::string> input;  // --input FILE: console input instead of standard input
+  std::optional<std::string> target;  // --target NAME: a memory map for the emulator instead of the machine's
 };
 
 struct CompileCommandOptions {
@@ -51,6 +52,7 @@ struct RunStats {
   double seconds;
   std::optional<std::uint32_t> exit_code;
   std::optional<driver::RunResult> trace;  // when run in the weights
+  ExtraStats extra;
 };
 
 void print_stats(const RunStats& stats) {
@@ -66,10 +68,13 @@ void print_stats(const RunStats& stats) {
                         stats.trace->trace_tokens, stats.trace->load_tokens, per_instruction,
                         stats.seconds > 0 ? static_cast<double>(passes) / stats.seconds : 0);
   }
+  std::string extra;
+  if (stats.extra)
+    for (const auto& [name, value] : stats.extra()) extra += fmt::format(", \"{}\": {}", name, value);
   fmt::print(stderr,
-             "{{\"on\": \"{}\", \"instructions\": {}, \"seconds\": {:.6f}, "
+             "{{\"on\": \"{}\", \"instructions\": {}{}, \"seconds\": {:.6f}, "
              "\"instructions_per_second\": {:.0f}{}, \"exit_code\": {}}}\n",
-             stats.on, stats.instructions, stats.seconds, rate, trace, exit_code);
+             stats.on, stats.instructions, extra, stats.seconds, rate, trace, exit_code);
 }
 
 // Why a run did not end with the program's own exit, and the status that says so.
@@ -116,7 +121,7 @@ int end_run(const std::optional<Failure>& failure, std::uint32_t exit_code, RunS
 }
 
 int run_on_emulator(const program::ProgramImage& image, const ProgramRunOptions& options,
-                    const ProgramConsole& console) {
+                    const ProgramConsole& console, const ExtraStats& extra_stats) {
   emulator::Emulator machine(image);
   machine.set_input(console.input);
   auto start = std::chrono::steady_clock::now();
@@ -125,12 +130,12 @@ int run_on_emulator(const program::ProgramImage& image, const ProgramRunOptions&
   std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   return end_run(run_failure(result, machine), result.exit_code,
                  {.on = "emulator", .instructions = machine.instructions_retired(), .seconds = elapsed.count(),
-                  .exit_code = std::nullopt, .trace = std::nullopt},
+                  .exit_code = std::nullopt, .trace = std::nullopt, .extra = extra_stats},
                  options.stats);
 }
 
 int run_in_weights(const program::ProgramImage& image, const ProgramRunOptions& options,
-                   const ProgramConsole& console) {
+                   const ProgramConsole& console, const ExtraStats& extra_stats) {
   // Check the image before the long model work: a bad image fails in a second.
   driver::Protocol protocol(machine_spec(options.weights.machine));
   driver::program_load_tokens(image, protocol);
@@ -161,7 +166,7 @@ int run_in_weights(const program::ProgramImage& image, const ProgramRunOptions& 
   std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   return end_run(run_failure(result, image, protocol), result.exit_code,
                  {.on = "weights", .instructions = result.instructions, .seconds = elapsed.count(),
-                  .exit_code = std::nullopt, .trace = result},
+                  .exit_code = std::nullopt, .trace = result, .extra = extra_stats},
                  options.stats);
 }
 
@@ -184,17 +189,26 @@ int run_python(const toolchain::PythonScript& script, const RunOptions& given, c
   return run_program_image(image, options.run, console);
 }
 
+// The map a C program or ELF runs on: the machine's, or the --target map on the emulator.
+program::MemoryMap program_map(const RunOptions& options) {
+  if (!options.target) return machine_spec(options.run.weights.machine).memory_map();
+  if (options.run.on != "emulator" || options.machine_given)
+    fail("--target runs a program on the golden emulator (--on emulator), without --machine");
+  return program::find_memory_map(*options.target).value();
+}
+
 int run_command(const RunOptions& options) {
   check_program_run_options(options.run);
   if (options.code && !options.program.empty()) fail("give a program or -c CODE, not both");
+  if (options.target && (options.code || toolchain::is_python_script(options.program)))
+    fail("--target applies to C programs and ELF files, not to Python scripts");
   ConsoleInput input(options.input);
   const ProgramConsole console{[&input] { return input.next(); }, write_console_byte};
   if (options.code) return run_python({.name = "<string>", .text = *options.code}, options, console);
   std::filesystem::path program =
       options.program.empty() ? toolchain::default_program() : std::filesystem::path(options.program);
   if (toolchain::is_python_script(program)) return run_python(toolchain::read_python_script(program), options, console);
-  program::ProgramImage image =
-      toolchain::load_program(program, machine_spec(options.run.weights.machine).memory_map());
+  program::ProgramImage image = toolchain::load_program(program, program_map(options));
   return run_program_image(image, options.run, console);
 }
 
@@ -217,6 +231,12 @@ void add_run_command(CLI::App& app, Action& action) {
   run->add_option("-c", options->code, "Run the Python code CODE (like python3 -c)")->option_text("CODE");
   add_program_run_options(*run, options->run);
   add_input_option(*run, options->input);
+  std::vector<std::string> targets;
+  for (const program::MemoryMap& map : program::kMemoryMaps) targets.emplace_back(map.name);
+  run->add_option("--target", options->target,
+                  "On the emulator: the memory map `rvformer cc --target` linked the program for "
+                  "(e.g. emulator-1m), instead of the machine's")
+      ->check(CLI::IsMember(targets));
   run->callback([options, run, &action] {
     options->machine_given = run->get_option("--machine")->count() > 0;
     action = [options] { return run_command(*options); };
@@ -232,7 +252,8 @@ void add_compile_command(CLI::App& app, Action& action) {
   std::vector<std::string> targets;
   for (const program::MemoryMap& map : program::kMemoryMaps) targets.emplace_back(map.name);
   cc->add_option("--target", options->target,
-                 "Memory map: rvformer (default) or qemu-virt (QEMU's virt machine)")
+                 "Memory map: rvformer (default), rvformer-large, qemu-virt (QEMU's virt machine) or emulator-1m "
+                 "(1 MB of RAM, golden emulator only)")
       ->check(CLI::IsMember(targets));
   cc->add_flag("-v,--verbose", options->verbose, "Print the compiler commands");
   cc->callback([options, &action] { action = [options] { return compile_command(*options); }; });
@@ -263,8 +284,9 @@ void check_program_run_options(const ProgramRunOptions& options) {
 }
 
 int run_program_image(const program::ProgramImage& image, const ProgramRunOptions& options,
-                      const ProgramConsole& console) {
-  return options.on == "weights" ? run_in_weights(image, options, console) : run_on_emulator(image, options, console);
+                      const ProgramConsole& console, const ExtraStats& extra_stats) {
+  return options.on == "weights" ? run_in_weights(image, options, console, extra_stats)
+                                 : run_on_emulator(image, options, console, extra_stats);
 }
 
 void add_program_commands(CLI::App& app, Action& action) {

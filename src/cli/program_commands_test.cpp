@@ -136,6 +136,21 @@ TEST_F(ProgramCommands, AnElfForAnotherMapIsRejected) {
   EXPECT_THAT(result.standard_error, HasSubstr("lies outside the code ROM, read-only data and RAM"));
 }
 
+TEST_F(ProgramCommands, RunsAnElfForTheEmulatorOnlyMapWithTarget) {
+  std::string source = write_source("big.c",
+                                    "#include <stdio.h>\n#include <stdlib.h>\n"
+                                    "int main(void) { char *p = malloc(800000); if (!p) return 1; p[799999] = 7;\n"
+                                    "  printf(\"%d\\n\", p[799999]); return 0; }\n");
+  ASSERT_EQ(rvformer({"cc", "--target", "emulator-1m", "-o", path("big.elf"), source}).exit_status, 0);
+  ProcessResult result = rvformer({"run", "--on", "emulator", "--target", "emulator-1m", path("big.elf")});
+  EXPECT_EQ(result.exit_status, 0) << result.standard_error;
+  EXPECT_EQ(result.standard_output, "7\n");
+  EXPECT_EQ(rvformer({"run", "--on", "emulator", path("big.elf")}).exit_status, 2);
+  ProcessResult weights = rvformer({"run", "--target", "emulator-1m", path("big.elf")});
+  EXPECT_EQ(weights.exit_status, 2);
+  EXPECT_THAT(weights.standard_error, HasSubstr("--target runs a program on the golden emulator"));
+}
+
 TEST_F(ProgramCommands, TrapEndsTheRunAfterTheOutputSoFar) {
   std::string source = write_source("null.c",
       "#include <stdio.h>\n"

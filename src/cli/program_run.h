@@ -6,6 +6,8 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -37,10 +39,13 @@ void check_program_run_options(const ProgramRunOptions& options);
 // Writes a console byte to stdout, flushing at the end of a line.
 void write_console_byte(std::uint8_t byte);
 
+// Further whole-number fields of the --stats line, asked for when the run has ended.
+using ExtraStats = std::function<std::vector<std::pair<std::string, std::uint64_t>>()>;
+
 // Runs `image` where `options.on` says and returns the process status: the program's own exit
 // status, or rvformer's for a trap or the instruction limit (after its one-line error on stderr).
-// With --stats the run's JSON line ends stderr.
+// With --stats the run's JSON line, with `extra_stats`' fields after the instructions, ends stderr.
 int run_program_image(const program::ProgramImage& image, const ProgramRunOptions& options,
-                      const ProgramConsole& console);
+                      const ProgramConsole& console, const ExtraStats& extra_stats = {});
 
 }  // namespace rvformer::cli

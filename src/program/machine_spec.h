@@ -2,7 +2,7 @@
 // the memory map programs are linked for, the circuit's memory banks, the trace vocabulary's jump
 // payloads, the driver's loading and the verifier's state reader. The default keeps the rvformer
 // map (256 KB code, 128 KB read-only data, 32 KB RAM); "large" gives 512 KB of code and 128 KB of
-// RAM (docs/memory-map.md).
+// RAM. The emulator-only "emulator-1m" map is listed here too (docs/memory-map.md).
 #pragma once
 
 #include <cstdint>
@@ -57,7 +57,21 @@ constexpr std::optional<MachineSpec> find_machine_spec(std::string_view name) {
 inline constexpr MemoryMap kRvformerMap = kDefaultMachine.memory_map();
 static_assert(kRvformerMap.ram.base == 0xFFFF'8000 && kRvformerMap.console_address == 0xFFFF'0000);
 
-inline constexpr MemoryMap kMemoryMaps[] = {kRvformerMap, kLargeMachine.memory_map(), kQemuVirtMap};
+// An emulator-only map with 1 MB of RAM for programs whose data outgrows the machines, such as the
+// story program's quantised model and KV cache (docs/story.md). It is a MemoryMap and not a
+// MachineSpec because the circuit's memory banks stop at 128 KB of RAM; nothing compiles it into
+// weights. Code and read-only data are where the rvformer map has them, the MMIO page 32 KB below
+// RAM as in the machines' maps.
+inline constexpr MemoryMap kEmulator1MbMap{.name = "emulator-1m",
+                                           .code = kRvformerMap.code,
+                                           .rodata = kRvformerMap.rodata,
+                                           .ram = {.base = 0xFFF0'0000, .size = 1024 * 1024},
+                                           .console_address = 0xFFEF'8000,
+                                           .exit_address = 0xFFEF'8004,
+                                           .exit_convention = ExitConvention::kExitCode,
+                                           .input_address = 0xFFEF'8008};
+
+inline constexpr MemoryMap kMemoryMaps[] = {kRvformerMap, kLargeMachine.memory_map(), kQemuVirtMap, kEmulator1MbMap};
 
 // The map called `name`, or nothing.
 constexpr std::optional<MemoryMap> find_memory_map(std::string_view name) {
