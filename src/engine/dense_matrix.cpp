@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
 
 #include "engine/checkpoint.h"
@@ -117,14 +118,36 @@ template <DType dtype>
   r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
 }
 
+// Loads the 8×8 block of eight rows at columns col..col+7; false when its weights are all ±0. Such a
+// block multiplied with finite inputs adds only ±0 products, which leave a sum that started at +0 as
+// it is, so the kernels skip it then: a merged model's compiled layers are zero on the base's
+// dimensions and its base layers on the machine's.
+template <DType dtype>
+[[gnu::always_inline]] inline bool load_block(__m256 block[lanes], const std::uint8_t* rows, std::size_t row_bytes,
+                                              std::size_t col) {
+  __m256 any = _mm256_setzero_ps();
+#pragma GCC unroll 8
+  for (std::size_t i = 0; i < lanes; ++i) {
+    block[i] = load_eight<dtype>(rows + i * row_bytes, col);
+    any = _mm256_or_ps(any, block[i]);
+  }
+  const __m256i magnitudes = _mm256_castps_si256(_mm256_and_ps(any, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF))));
+  return !_mm256_testz_si256(magnitudes, magnitudes);
+}
+
+// Whether x[0..7] are all finite.
+[[gnu::always_inline]] inline bool finite_eight(const float* x) {
+  const __m256 magnitudes = _mm256_and_ps(_mm256_loadu_ps(x), _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF)));
+  return _mm256_movemask_ps(_mm256_cmp_ps(magnitudes, _mm256_set1_ps(INFINITY), _CMP_LT_OQ)) == 0xFF;
+}
+
 // acc (eight rows' sums, one per lane) plus the products of their columns col..col+7, in column
 // order.
 template <DType dtype>
 [[gnu::always_inline]] inline __m256 add_block(__m256 acc, const std::uint8_t* rows, std::size_t row_bytes,
                                                const float* x, std::size_t col) {
   __m256 block[lanes];
-#pragma GCC unroll 8
-  for (std::size_t i = 0; i < lanes; ++i) block[i] = load_eight<dtype>(rows + i * row_bytes, col);
+  if (!load_block<dtype>(block, rows, row_bytes, col) && finite_eight(x + col)) return acc;
   transpose(block);
 #pragma GCC unroll 8
   for (std::size_t k = 0; k < lanes; ++k) acc = _mm256_add_ps(acc, _mm256_mul_ps(block[k], _mm256_broadcast_ss(x + col + k)));
@@ -157,27 +180,27 @@ void rows(const std::uint8_t* data, std::size_t cols, const float* x, float* y, 
 
 // Rows [first, first + 8) for G inputs at once (x: G rows of `cols`, y: G rows of `y_stride`): each
 // 8×8 weight block is loaded and transposed once and multiplied with every input, whose sums stay
-// lane by lane in column order as in eight_rows. A block whose weights are all ±0 adds only ±0
-// products, which leave a sum that started at +0 unchanged, so it is skipped.
+// lane by lane in column order as in eight_rows.
+// Whether columns col..col+7 of all G inputs (rows of `cols` values) are finite.
+template <std::size_t G>
+[[gnu::always_inline]] inline bool all_finite(const float* x, std::size_t cols, std::size_t col) {
+  bool finite = true;
+#pragma GCC unroll 8
+  for (std::size_t g = 0; g < G; ++g) finite = finite && finite_eight(x + g * cols + col);
+  return finite;
+}
+
 template <DType dtype, std::size_t G>
 void eight_rows_of_group(const std::uint8_t* data, std::size_t cols, const float* x, std::size_t first, float* y,
                          std::size_t y_stride) {
   const std::size_t row_bytes = cols * dtype_size(dtype);
   const std::uint8_t* rows = data + first * row_bytes;
-  const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
   __m256 acc[G];
 #pragma GCC unroll 8
   for (std::size_t g = 0; g < G; ++g) acc[g] = _mm256_setzero_ps();
   for (std::size_t col = 0; col + lanes <= cols; col += lanes) {
     __m256 block[lanes];
-    __m256 any = _mm256_setzero_ps();
-#pragma GCC unroll 8
-    for (std::size_t i = 0; i < lanes; ++i) {
-      block[i] = load_eight<dtype>(rows + i * row_bytes, col);
-      any = _mm256_or_ps(any, block[i]);
-    }
-    const __m256i bits = _mm256_castps_si256(_mm256_and_ps(any, magnitude));
-    if (_mm256_testz_si256(bits, bits)) continue;
+    if (!load_block<dtype>(block, rows, row_bytes, col) && all_finite<G>(x, cols, col)) continue;
     transpose(block);
 #pragma GCC unroll 8
     for (std::size_t k = 0; k < lanes; ++k) {

@@ -11,6 +11,8 @@
 // whose product is ±0 bit-exact (with finite x), so sparse fast paths can reproduce it exactly.
 // The kernels put eight rows in SIMD lanes (transposing 8×8 blocks of the row-major weights); each
 // lane keeps this order, so which kernel, and which thread, computes a row never changes its bits.
+// They skip a block whose 64 weights are all ±0 where its eight inputs are finite: its products are
+// then ±0.
 #pragma once
 
 #include <cstddef>
@@ -56,8 +58,7 @@ class DenseMatrix {
   void multiply_rows(std::span<const float> x, std::span<float> y, std::size_t first, std::size_t end) const;
   // y_i = W·x_i for `count` inputs at once (x: count × cols() values, y: count × rows(), input by
   // input), each bit-identical to multiply(x_i, y_i): the AVX2 kernel multiplies every 8×8 block of
-  // weights it loads with every input, and skips a block whose weights are all ±0 (their products
-  // are ±0, which the reference order's +0 sums absorb). Rows split between the workers' threads.
+  // weights it loads with every input. Rows split between the workers' threads.
   void multiply_batch(std::span<const float> x, std::span<float> y, std::size_t count, Workers& workers) const;
 
  private:

@@ -111,6 +111,8 @@ TEST_P(DenseMatrixTest, NonFiniteWeightsAndInputsPropagateAsInTheReference) {
   w[9 * cols + 20] = -INFINITY;
   w[12 * cols + 8] = NAN;
   w[17 * cols + 0] = 0.0f;  // meets the infinite input: NaN
+  for (std::size_t r = 0; r < 8; ++r)  // an all-zero block meeting it too: not skipped
+    for (std::size_t c = 0; c < 8; ++c) w[(8 + r) * cols + c] = 0.0f;
   auto x = random_values(cols, 8, DType::F32);
   x[0] = INFINITY;
   const StoredMatrix stored(dtype, rows, cols, w, packed);
@@ -122,6 +124,12 @@ TEST_P(DenseMatrixTest, NonFiniteWeightsAndInputsPropagateAsInTheReference) {
   stored.matrix.multiply(x, y, two);
   expect_identical(y, expected, "two threads");
   EXPECT_TRUE(std::isnan(y[17]));
+  EXPECT_TRUE(std::isnan(y[8]));
+  std::vector<float> batched(2 * rows);
+  std::vector<float> inputs(x);
+  inputs.insert(inputs.end(), x.begin(), x.end());
+  stored.matrix.multiply_batch(inputs, batched, 2, two);
+  expect_identical(std::vector<float>(batched.begin(), batched.begin() + rows), expected, "batched");
 }
 
 TEST_P(DenseMatrixTest, BatchedProductsEqualEachInputsOwnProduct) {
