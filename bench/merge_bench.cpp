@@ -142,8 +142,9 @@ struct TextOptions {
 };
 
 // One model's greedy run of a batch of prompts, every sequence a step at a time together
-// (Model::decode_batch, bit-identical to decoding each alone). `logits(step, text_logits)` receives
-// each generated token's logits over the text vocabulary (prompts × text_vocab values).
+// (Model::decode_batch, bit-identical to decoding each alone). `logits(step, text_logits, tokens)`
+// receives each generated token's logits over the text vocabulary (prompts × text_vocab values) and
+// the continuations so far, that step's tokens included.
 struct GreedyRun {
   std::vector<std::vector<engine::TokenId>> tokens;  // per prompt: its greedy continuation
   double seconds = 0;
@@ -151,7 +152,9 @@ struct GreedyRun {
 
 GreedyRun greedy_run(const engine::Model& model, const std::string& name,
                      const std::vector<std::vector<engine::TokenId>>& prompts, std::size_t generated,
-                     std::size_t text_vocab, const std::function<void(std::size_t, std::vector<float>)>& logits) {
+                     std::size_t text_vocab,
+                     const std::function<void(std::size_t, std::vector<float>,
+                                              const std::vector<std::vector<engine::TokenId>>&)>& logits) {
   const std::size_t count = prompts.size(), vocab = model.config().vocab_size;
   std::vector<engine::State> states;
   for (std::size_t i = 0; i < count; ++i) states.push_back(model.new_state());
@@ -173,12 +176,26 @@ GreedyRun greedy_run(const engine::Model& model, const std::string& name,
         std::copy(own.begin(), own.end(), text_logits.begin() + static_cast<std::ptrdiff_t>(i * text_vocab));
         run.tokens[i].push_back(static_cast<engine::TokenId>(engine::argmax(own)));
       }
-      logits(step + 1 - prompt_length, std::move(text_logits));
+      logits(step + 1 - prompt_length, std::move(text_logits), run.tokens);
     }
     fmt::print(stderr, "merge_bench: {} step {}/{} ({:.0f} s)\n", name, step + 1, steps, seconds_since(start));
   }
   run.seconds = seconds_since(start);
   return run;
+}
+
+// The best logit's lead over the second best.
+float top_two_margin(std::span<const float> logits) {
+  float best = -INFINITY, second = -INFINITY;
+  for (float value : logits) {
+    if (value > best) {
+      second = best;
+      best = value;
+    } else if (value > second) {
+      second = value;
+    }
+  }
+  return best - second;
 }
 
 int text(const fs::path& base_dir, const fs::path& merged_dir, const TextOptions& options) {
@@ -203,22 +220,42 @@ int text(const fs::path& base_dir, const fs::path& merged_dir, const TextOptions
         prompts.begin() + static_cast<std::ptrdiff_t>(std::min(prompts.size(), first + options.batch)));
     std::vector<std::vector<float>> base_logits;
     const GreedyRun expected = greedy_run(base, "base", batch, options.tokens, vocab,
-                                          [&](std::size_t, std::vector<float> logits) { base_logits.push_back(std::move(logits)); });
-    const GreedyRun got = greedy_run(merged, "merged", batch, options.tokens, vocab,
-                                     [&](std::size_t step, const std::vector<float>& logits) {
-                                       const std::vector<float>& reference = base_logits[step];
-                                       for (std::size_t i = 0; i < logits.size(); ++i) {
-                                         largest = std::max(largest, std::fabs(logits[i] - reference[i]));
-                                         largest_logit = std::max(largest_logit, std::fabs(reference[i]));
-                                       }
-                                     });
+                                          [&](std::size_t, std::vector<float> logits, const auto&) {
+                                            base_logits.push_back(std::move(logits));
+                                          });
+    const GreedyRun got = greedy_run(
+        merged, "merged", batch, options.tokens, vocab,
+        [&](std::size_t step, const std::vector<float>& logits, const std::vector<std::vector<engine::TokenId>>& tokens) {
+          for (std::size_t i = 0; i < batch.size(); ++i) {
+            // Only where both models have been fed the same tokens: after a continuation parts, its
+            // logits answer different texts.
+            const auto& own = base_logits[step];
+            if (!std::equal(tokens[i].begin(), tokens[i].begin() + static_cast<std::ptrdiff_t>(step),
+                            expected.tokens[i].begin())) {
+              continue;
+            }
+            const auto reference = std::span(own).subspan(i * vocab, vocab);
+            const auto merged_logits = std::span(logits).subspan(i * vocab, vocab);
+            for (std::size_t t = 0; t < vocab; ++t) {
+              largest = std::max(largest, std::fabs(merged_logits[t] - reference[t]));
+              largest_logit = std::max(largest_logit, std::fabs(reference[t]));
+            }
+            const engine::TokenId base_token = expected.tokens[i][step];
+            if (tokens[i][step] != base_token) {
+              fmt::print("prompt {} parts at generated token {}: base {} (margin over its runner-up {:.3g}), "
+                         "merged {} (the base's token {:.3g} below it)\n",
+                         first + i, step, base_token, top_two_margin(reference), tokens[i][step],
+                         merged_logits[tokens[i][step]] - merged_logits[base_token]);
+            }
+          }
+        });
     base_seconds += expected.seconds;
     merged_seconds += got.seconds;
     for (std::size_t i = 0; i < batch.size(); ++i) identical += expected.tokens[i] == got.tokens[i];
   }
   const double passes = static_cast<double>(options.prompts * (8 + options.tokens - 1));
   fmt::print("{} prompts × {} greedy tokens: {} identical continuations; largest logit difference {:.3g} "
-             "(largest |logit| {:.3g})\n",
+             "(largest |logit| {:.3g}), wherever both models had been fed the same tokens\n",
              options.prompts, options.tokens, identical, largest, largest_logit);
   fmt::print("tokens/s, batches of {} sequences decoded together: base {:.2f}, merged {:.2f} ({} threads)\n",
              std::min(options.batch, options.prompts), passes / base_seconds, passes / merged_seconds, base.threads());
