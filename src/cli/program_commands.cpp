@@ -222,6 +222,13 @@ int compile_command(const CompileCommandOptions& options) {
   return 0;
 }
 
+// The names `--target` accepts.
+std::vector<std::string> memory_map_names() {
+  std::vector<std::string> names;
+  for (const program::MemoryMap& map : program::kMemoryMaps) names.emplace_back(map.name);
+  return names;
+}
+
 void add_run_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* run = app.add_subcommand("run", "Run a RISC-V program (a .c file or an ELF) or a Python script");
@@ -231,12 +238,10 @@ void add_run_command(CLI::App& app, Action& action) {
   run->add_option("-c", options->code, "Run the Python code CODE (like python3 -c)")->option_text("CODE");
   add_program_run_options(*run, options->run);
   add_input_option(*run, options->input);
-  std::vector<std::string> targets;
-  for (const program::MemoryMap& map : program::kMemoryMaps) targets.emplace_back(map.name);
   run->add_option("--target", options->target,
                   "On the emulator: the memory map `rvformer cc --target` linked the program for "
                   "(e.g. emulator-1m), instead of the machine's")
-      ->check(CLI::IsMember(targets));
+      ->check(CLI::IsMember(memory_map_names()));
   run->callback([options, run, &action] {
     options->machine_given = run->get_option("--machine")->count() > 0;
     action = [options] { return run_command(*options); };
@@ -249,12 +254,10 @@ void add_compile_command(CLI::App& app, Action& action) {
   cc->add_option("FILE", options->sources, "C or assembly sources")->required();
   cc->add_option("-o", options->output, "Output ELF file")->required();
   add_whole_number_option(*cc, "-O", options->optimization_level, "Optimisation level 0-3 (default 2)", 0, 3);
-  std::vector<std::string> targets;
-  for (const program::MemoryMap& map : program::kMemoryMaps) targets.emplace_back(map.name);
   cc->add_option("--target", options->target,
                  "Memory map: rvformer (default), rvformer-large, qemu-virt (QEMU's virt machine) or emulator-1m "
                  "(1 MB of RAM, golden emulator only)")
-      ->check(CLI::IsMember(targets));
+      ->check(CLI::IsMember(memory_map_names()));
   cc->add_flag("-v,--verbose", options->verbose, "Print the compiler commands");
   cc->callback([options, &action] { action = [options] { return compile_command(*options); }; });
 }
