@@ -234,9 +234,10 @@ Bits multiply_accumulate(Gates g, const Bits& a, const Bits& b, const std::vecto
   for (const Enable& e : a_signed) add_signed(e, a, b);
   for (const Enable& e : b_signed) add_signed(e, b, a);
 
-  // Stages 2–4: counts ≤ 35 → ≤ 6 → ≤ 3 → ≤ 2.
+  // Stages 2–4: counts ≤ 35 → ≤ 6 → ≤ 3 → ≤ 2 (more rounds while a column may exceed 2).
   std::vector<SignalId> digits = count;
-  for (int round = 1; round <= 3; ++round) digits = rewrite_counts(g, "digits" + std::to_string(round), digits, max);
+  for (int round = 1; round <= 3 || *std::max_element(max.begin(), max.end()) > 2; ++round)
+    digits = rewrite_counts(g, "digits" + std::to_string(round), digits, max);
 
   // Stage 5: per 16-column chunk j with value V_j = Σ 2^(n−16j)·digit_n < 2^17, whether it
   // generates a carry (V ≥ 2^16) or propagates one (V = 2^16 − 1); d_j = 2·generate + propagate.
