@@ -1,6 +1,6 @@
-/* firmware/calc/natural.c — see natural.h. Multiplication is schoolbook (with the big-integer
- * unit: the unit's column sums) below KARATSUBA_THRESHOLD limbs and Karatsuba above; division is Knuth's algorithm D; the greatest
- * common divisor is Euclid's algorithm on those divisions. */
+/* firmware/calc/natural.c — see natural.h. Multiplication is schoolbook (with the big-integer unit:
+ * the unit's column sums) below KARATSUBA_THRESHOLD limbs and Karatsuba above; division is Knuth's
+ * algorithm D; the greatest common divisor is Euclid's algorithm on those divisions. */
 #include "natural.h"
 
 
@@ -8,20 +8,15 @@
  * where Karatsuba starts to pay on this machine). With the big-integer unit they multiply with the
  * unit instead, which takes operands of up to LIMBS_UNIT_MAX limbs (longer ones in tiles), and
  * Karatsuba starts just above that: its halves, and its middle product of half the length plus one,
- * then fit the unit for up to twice that length. */
+ * then fit the unit for up to twice that length. Measured (instructions of a whole call, n x n
+ * digits 500 / 1000 / 2000 / 3000 / 5000): threshold 64: 35,475 / 87,167 / 226,295 / 434,853 /
+ * 972,070; 96: 35,475 / 87,167 / 226,295 / 371,143 / 803,441; 122: 35,475 / 79,057 / 201,316 /
+ * 371,143 / 803,441; 200: 35,475 / 79,057 / 201,316 / 403,475 / 868,499. */
 #ifndef KARATSUBA_THRESHOLD
 #ifdef RVFORMER_BIGINT_UNIT
 #define KARATSUBA_THRESHOLD (LIMBS_UNIT_MAX + 1)
 #else
 #define KARATSUBA_THRESHOLD 24
-#endif
-#endif
-
-#ifdef RVFORMER_BIGINT_UNIT
-/* Products whose shorter operand has fewer limbs than this stay schoolbook rows even with the
- * unit: loading the unit and splitting every column costs more than a row or two. */
-#ifndef UNIT_MIN_LIMBS
-#define UNIT_MIN_LIMBS 2
 #endif
 #endif
 
@@ -129,7 +124,10 @@ static void unit_multiply(limb_t* r, const limb_t* a, int n_a, const limb_t* b, 
 /* r = a * b without Karatsuba, r has n_a + n_b limbs: the unit's columns, or schoolbook rows. */
 static void base_multiply(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n_b) {
 #ifdef RVFORMER_BIGINT_UNIT
-    if ((n_a < n_b ? n_a : n_b) >= UNIT_MIN_LIMBS) {
+    /* The unit costs about 44 instructions a column (loading, splitting the column sum) and 12 a
+     * window of eight limb products, rows about 20 a limb product: rows stay cheaper for small
+     * products (up to 4 x 4 limbs, and n x 2 for any n; measured on the emulator). */
+    if (5 * n_a * n_b > 12 * (n_a + n_b)) {
         unit_multiply(r, a, n_a, b, n_b);
         return;
     }

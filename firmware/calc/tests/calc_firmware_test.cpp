@@ -224,7 +224,8 @@ TEST(CalcFirmware, UnitProductsAgreeWithPlainProducts) {
     input += "(" + x;
     input += ")**3\n";
   }
-  input += "-" + limbs_of_digits(random, 121) + "*" + limbs_of_digits(random, 7) + "\n";
+  input += '-';
+  input += limbs_of_digits(random, 121) + "*" + limbs_of_digits(random, 7) + "\n";
   input += limbs_of_digits(random, 50) + ".5*" + limbs_of_digits(random, 60) + ".25\n";
   const std::vector<std::string> expressions = lines(input);
 
