@@ -47,10 +47,38 @@ typedef struct {
     uint32_t inverse; /* floor((2^64 - 1) / normal) - 2^32 */
 } limb_divisor;
 
+/* (u1 * 2^32 + u0) / d for d with its top bit set, u1 < d, and v = floor((2^64 - 1) / d) - 2^32
+ * (Möller and Granlund; here so that limbs_bigint.c divides the same way). */
+static inline uint32_t divide_normalized(uint32_t u1, uint32_t u0, uint32_t d, uint32_t v, uint32_t* remainder) {
+    uint64_t p = (uint64_t)v * u1;
+    uint32_t q0 = (uint32_t)p + u0;
+    uint32_t q1 = (uint32_t)(p >> 32) + u1 + 1 + (q0 < u0);
+    uint32_t r = u0 - q1 * d;
+    if (r > q0) {
+        q1 -= 1;
+        r += d;
+    }
+    if (r >= d) {
+        q1 += 1;
+        r -= d;
+    }
+    *remainder = r;
+    return q1;
+}
+
 void limb_divisor_init(limb_divisor* divisor, limb_t d);
 /* (high * LIMB_BASE + low) / d, high < d; the remainder goes to *remainder. */
 limb_t limb_divide(const limb_divisor* divisor, limb_t high, limb_t low, limb_t* remainder);
 /* q = a / d (n limbs, q may be a); returns the remainder. */
 limb_t limbs_div_1(limb_t* q, const limb_t* a, int n, const limb_divisor* divisor);
+
+#ifdef RVFORMER_BIGINT_UNIT
+/* The longest operand limbs_addmul_unit takes: its windows read 7 entries of A beyond the operand,
+ * and 7 of B below index 0, which wrap to B[121..127]; both must be zero and apart from the digits. */
+#define LIMBS_UNIT_MAX 121
+/* r[0 .. n_a + n_b) += a * b with the big-integer unit (limbs_bigint.c), 1 <= n_a, n_b <=
+ * LIMBS_UNIT_MAX, r overlapping neither; returns the carry out of r[n_a + n_b - 1] (0 or 1). */
+limb_t limbs_addmul_unit(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n_b);
+#endif
 
 #endif

@@ -106,7 +106,7 @@ void compile_program(const CompileOptions& options) {
   const std::vector<std::string> compile_flags = {
       compiler, "-march=rv32im_zba", "-mabi=ilp32", fmt::format("-O{}", options.optimization_level),
       "-mstrict-align", "-ffunction-sections", "-fdata-sections", "--specs=picolibc.specs",
-      "-Wall", "-c"};
+      "-Wall", "-I", runtime.string(), "-c"};  // -I: runtime/rvformer_bigint.h
   TemporaryDirectory objects;
   std::vector<std::string> link = {compiler, "-march=rv32im", "-mabi=ilp32",
                                    "--specs=picolibc.specs", "-nostartfiles",

@@ -1,10 +1,14 @@
 // firmware/calc/tests/calc_firmware_test.cpp — the calculator firmware on the golden emulator:
 // 1,000 random expressions (make_corpus.py, checked with Python's fractions.Fraction) and edge cases
 // in one run, the error lines, and the console protocol (an answer before any byte of the next line).
+// The corpus, the errors and the long numbers run on both builds, for the plain machine (`rvformer`)
+// and for the one with the big-integer unit (`rvformer-bigint`, whose products use the unit); random
+// products of 1 to 250 limbs check the unit's build against the plain one.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,9 +22,13 @@
 namespace rvformer {
 namespace {
 
-const program::ProgramImage& firmware() {
-  static const program::ProgramImage image = toolchain::load_firmware("calc", program::kRvformerMap);
-  return image;
+constexpr program::MemoryMap kBigintMap = program::kBigintMachine.memory_map();
+
+// The firmware built for the plain machine, or for the one with the big-integer unit.
+const program::ProgramImage& firmware(bool bigint = false) {
+  static const program::ProgramImage plain = toolchain::load_firmware("calc", program::kRvformerMap);
+  static const program::ProgramImage unit = toolchain::load_firmware("calc", kBigintMap);
+  return bigint ? unit : plain;
 }
 
 struct CalcRun {
@@ -31,8 +39,8 @@ struct CalcRun {
   std::vector<std::size_t> input_read_at_answer;  // input bytes read when each answer's '\n' was printed
 };
 
-CalcRun run_calc(const std::string& input, std::uint64_t max_instructions = 20'000'000'000) {
-  emulator::Emulator machine(firmware());
+CalcRun run_calc(const std::string& input, bool bigint = false, std::uint64_t max_instructions = 20'000'000'000) {
+  emulator::Emulator machine(firmware(bigint));
   CalcRun run;
   std::size_t next = 0;  // bytes read so far
   emulator::InputSource text = emulator::text_input(input);
@@ -58,7 +66,13 @@ std::vector<std::string> lines(const std::string& text) {
   return result;
 }
 
-TEST(CalcFirmware, AgreesWithPythonFractionsOnTheCorpus) {
+// Parameter: whether the firmware is built for (and run on) the machine with the big-integer unit.
+class CalcFirmwareOnBoth : public testing::TestWithParam<bool> {};
+
+INSTANTIATE_TEST_SUITE_P(Machines, CalcFirmwareOnBoth, testing::Bool(),
+                         [](const testing::TestParamInfo<bool>& info) { return info.param ? "Bigint" : "Plain"; });
+
+TEST_P(CalcFirmwareOnBoth, AgreesWithPythonFractionsOnTheCorpus) {
   toolchain::TemporaryDirectory directory;
   const std::string prefix = (directory.path() / "corpus").string();
   toolchain::ProcessResult generated =
@@ -71,7 +85,7 @@ TEST(CalcFirmware, AgreesWithPythonFractionsOnTheCorpus) {
   ASSERT_GE(expressions.size(), 1000u);
   ASSERT_EQ(expressions.size(), expected.size());
 
-  CalcRun run = run_calc(input);
+  CalcRun run = run_calc(input, GetParam());
   EXPECT_TRUE(run.exited);
   EXPECT_EQ(run.exit_code, 0u);
   const std::vector<std::string> answers = lines(run.output);
@@ -84,7 +98,7 @@ TEST(CalcFirmware, AgreesWithPythonFractionsOnTheCorpus) {
                     << expected[i].substr(0, 200) << "\n  got      " << answers[i].substr(0, 200);
   }
   EXPECT_EQ(wrong, 0) << "of " << expected.size();
-  std::printf("corpus: %zu expressions, %llu instructions\n", expected.size(),
+  std::printf("corpus (%s): %zu expressions, %llu instructions\n", GetParam() ? "rvformer-bigint" : "rvformer", expected.size(),
               static_cast<unsigned long long>(run.instructions));
 }
 
@@ -93,7 +107,7 @@ struct ErrorCase {
   std::string answer;
 };
 
-TEST(CalcFirmware, ErrorsAreOneLineEach) {
+TEST_P(CalcFirmwareOnBoth, ErrorsAreOneLineEach) {
   const std::string huge(12000, '9'), huger(30000, '7');
   const std::vector<ErrorCase> cases = {
       {"", "error: empty expression"},
@@ -131,7 +145,7 @@ TEST(CalcFirmware, ErrorsAreOneLineEach) {
   };
   std::string input;
   for (const ErrorCase& c : cases) input += c.expression + "\n";
-  CalcRun run = run_calc(input);
+  CalcRun run = run_calc(input, GetParam());
   EXPECT_TRUE(run.exited);
   EXPECT_EQ(run.exit_code, 0u);
   const std::vector<std::string> answers = lines(run.output);
@@ -163,15 +177,75 @@ TEST(CalcFirmware, ALastLineWithoutNewlineIsAnsweredAndNoInputEndsAtOnce) {
   EXPECT_EQ(none.exit_code, 0u);
 }
 
-TEST(CalcFirmware, TenThousandDigitNumbersGoInAndOut) {
+TEST_P(CalcFirmwareOnBoth, TenThousandDigitNumbersGoInAndOut) {
   std::string digits;
   for (int i = 0; i < 10000; ++i) digits.push_back(static_cast<char>('1' + (i * 7 + i / 13) % 9));
-  CalcRun run = run_calc(digits + "\n" + digits + "-" + digits + "+1\n" + "10**10000-1\n");
+  CalcRun run = run_calc(digits + "\n" + digits + "-" + digits + "+1\n" + "10**10000-1\n", GetParam());
   const std::vector<std::string> answers = lines(run.output);
   ASSERT_EQ(answers.size(), 3u);
   EXPECT_EQ(answers[0], digits);
   EXPECT_EQ(answers[1], "1");
   EXPECT_EQ(answers[2], std::string(10000, '9'));
+}
+
+// n limbs' worth of digits (9 n, the first not 0), random or (max) all nines.
+std::string limbs_of_digits(std::mt19937& random, int n, bool max = false) {
+  std::string digits;
+  for (int i = 0; i < 9 * n; ++i)
+    digits.push_back(max ? '9' : static_cast<char>('0' + (i == 0 ? 1 + random() % 9 : random() % 10)));
+  return digits;
+}
+
+// Products of 1 to 250 limbs on the unit's build agree with the plain build's (which the corpus checks
+// against Python): lengths around the unit's 121-limb operands, its 8-term windows, Karatsuba's
+// threshold just above (122) and twice the limit (the longest Karatsuba whose halves fit, 240),
+// numbers of all nines (every column at its largest), squares and unbalanced products (tiles).
+TEST(CalcFirmware, UnitProductsAgreeWithPlainProducts) {
+  std::mt19937 random(121);
+  const int lengths[] = {1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 64, 100, 112, 119, 120, 121, 122, 123, 130, 150};
+  std::vector<std::pair<int, int>> shapes;
+  for (int a : lengths)
+    for (int b : lengths)
+      if (b <= a) shapes.push_back({a, b});
+  for (int i = 0; i < 60; ++i) {
+    int a = 1 + static_cast<int>(random() % 150), b = 1 + static_cast<int>(random() % 150);
+    shapes.push_back({a, b});
+  }
+  for (int n : {239, 240, 241, 242, 243, 250}) shapes.push_back({n, n});
+  shapes.push_back({250, 121});
+  shapes.push_back({250, 122});
+  std::string input;
+  for (auto [a, b] : shapes) input += limbs_of_digits(random, a) + "*" + limbs_of_digits(random, b) + "\n";
+  for (int n : {1, 8, 9, 120, 121, 122, 150, 240, 241}) {
+    input += limbs_of_digits(random, n, true) + "*" + limbs_of_digits(random, n, true) + "\n";
+    input += limbs_of_digits(random, n, true) + "*" + limbs_of_digits(random, 121, true) + "\n";
+    const std::string x = limbs_of_digits(random, n);
+    input += x + "*" + x + "\n";
+    input += "(" + x;
+    input += ")**3\n";
+  }
+  input += '-';
+  input += limbs_of_digits(random, 121) + "*" + limbs_of_digits(random, 7) + "\n";
+  input += limbs_of_digits(random, 50) + ".5*" + limbs_of_digits(random, 60) + ".25\n";
+  const std::vector<std::string> expressions = lines(input);
+
+  CalcRun plain = run_calc(input, false);
+  CalcRun unit = run_calc(input, true);
+  EXPECT_TRUE(plain.exited && unit.exited);
+  const std::vector<std::string> expected = lines(plain.output), answers = lines(unit.output);
+  ASSERT_EQ(expected.size(), expressions.size());
+  ASSERT_EQ(answers.size(), expressions.size());
+  int wrong = 0;
+  for (std::size_t i = 0; i < expressions.size(); ++i) {
+    EXPECT_EQ(expected[i].rfind("error", 0), std::string::npos) << "line " << i + 1;
+    if (answers[i] == expected[i]) continue;
+    if (++wrong <= 10)
+      ADD_FAILURE() << "line " << i + 1 << ": " << expressions[i].substr(0, 120) << "\n  expected "
+                    << expected[i].substr(0, 120) << "\n  got      " << answers[i].substr(0, 120);
+  }
+  EXPECT_EQ(wrong, 0) << "of " << expressions.size();
+  std::printf("%zu products: %llu instructions plain, %llu with the unit\n", expressions.size(),
+              static_cast<unsigned long long>(plain.instructions), static_cast<unsigned long long>(unit.instructions));
 }
 
 }  // namespace
