@@ -68,7 +68,7 @@ void MachineBuilder::add_bigint_unit() {
       if (memory == 1) {
         const Bits& a = a_copies_[t];
         for (int p = 0; p < kLimbBits; ++p)
-          for (int q = 0; q < kLimbBits; ++q) bigint_rows_.push_back({p + q, {lit(a[p]), lit(value[q])}});
+          for (int q = 0; q < kLimbBits; ++q) bigint_rows_.push_back({p + q, {lit(a[p]), lit(value[q])}, true});
       } else {
         a_copies_.push_back(value);
       }
