@@ -46,22 +46,29 @@ limb_t limbs_addmul_unit(limb_t* r, const limb_t* a, int n_a, const limb_t* b, i
     uint32_t carry_low = 0, carry_high = 0;
     int last = n_a + n_b - 1;
     for (int k = 0; k < last; ++k) {
+        /* The column as low + high · 2^32 + over · 2^64; the carries out of the low words are
+         * counted apart (small values, one token each) and join the high word after the windows. */
         uint32_t low = carry_low + r[k];
-        uint64_t high = carry_high + (low < r[k]);
+        uint32_t low_carries = low < r[k];
+        uint32_t high = carry_high, over = 0;
         int i = k - n_b + 1 > 0 ? k - n_b + 1 : 0;
         int end = k < n_a - 1 ? k : n_a - 1;
         for (; i <= end; i += 8) {
             uint32_t dot_low = bz_dotlo((uint32_t)i, (uint32_t)(k - i));
             uint32_t dot_high = bz_dothi((uint32_t)i, (uint32_t)(k - i));
             low += dot_low;
-            high += dot_high + (low < dot_low);
+            low_carries += low < dot_low;
+            high += dot_high;
+            over += high < dot_high;
         }
+        high += low_carries;
+        over += high < low_carries;
         uint32_t rest;
-        if (high < LIMB_BASE) {
+        if (over == 0 && high < LIMB_BASE) {
             carry_high = 0;
-            rest = (uint32_t)high;
+            rest = high;
         } else {
-            carry_high = divide_base((uint32_t)(high >> 32), (uint32_t)high, &rest);
+            carry_high = divide_base(over, high, &rest);
         }
         carry_low = divide_base(rest, low, &r[k]);
     }

@@ -188,6 +188,43 @@ TEST_P(CalcFirmwareOnBoth, TenThousandDigitNumbersGoInAndOut) {
   EXPECT_EQ(answers[2], std::string(10000, '9'));
 }
 
+// Printing's arithmetic (calc.c, write_whole_limbs), over the whole range of each step: a limb
+// < 10^9 splits as (limb · ceil(2^50 / 10^6)) >> 50, a rest < 10^6 as (rest · ceil(2^32 / 1000)) >> 32,
+// and a group g < 1000 gives its first digit as (g · 41) >> 12.
+TEST(CalcFirmware, PrintingReciprocalsAreExactOverTheirRanges) {
+  std::uint32_t wrong = 0;
+  for (std::uint64_t limb = 0; limb < 1'000'000'000; ++limb)
+    wrong += ((limb * 1125899907u) >> 50) != limb / 1'000'000;
+  EXPECT_EQ(wrong, 0u);
+  for (std::uint64_t rest = 0; rest < 1'000'000; ++rest) EXPECT_EQ((rest * 4294968u) >> 32, rest / 1000) << rest;
+  for (std::uint32_t group = 0; group < 1000; ++group) EXPECT_EQ((group * 41) >> 12, group / 100) << group;
+}
+
+// Numbers of 1 to 60 digits, the point at every place, come back as written: reading's groups of
+// three digits and printing's whole limbs, around every limb and group boundary.
+TEST_P(CalcFirmwareOnBoth, NumbersComeBackAsWritten) {
+  std::mt19937 random(7);
+  std::string input, expected;
+  for (int n = 1; n <= 60; ++n) {
+    std::string digits;
+    for (int i = 0; i < n; ++i) digits.push_back(static_cast<char>('0' + random() % 10));
+    digits.front() = static_cast<char>('1' + random() % 9);
+    input += digits + "\n";
+    expected += digits + "\n";
+    digits.back() = static_cast<char>('1' + random() % 9);  // no trailing zero after a point
+    for (int point = 0; point < n; ++point) {
+      std::string number = digits.substr(0, point) + "." + digits.substr(point);
+      input += number + "\n";
+      expected += (point == 0 ? "0" : "") + number + "\n";
+    }
+  }
+  CalcRun run = run_calc(input, GetParam());
+  EXPECT_TRUE(run.exited);
+  const std::vector<std::string> answers = lines(run.output), wanted = lines(expected);
+  ASSERT_EQ(answers.size(), wanted.size());
+  for (std::size_t i = 0; i < wanted.size(); ++i) EXPECT_EQ(answers[i], wanted[i]) << "line " << i + 1;
+}
+
 // n limbs' worth of digits (9 n, the first not 0), random or (max) all nines.
 std::string limbs_of_digits(std::mt19937& random, int n, bool max = false) {
   std::string digits;
