@@ -51,10 +51,12 @@ int main(void) {
 }
 )";
 
-class Verify : public ::testing::Test {
+// A machine compiled to weights (cached), loaded once for a test suite.
+template <const program::MachineSpec& kSpec>
+class CompiledMachineTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    machine_ = cpu::build_machine().release();
+    machine_ = cpu::build_machine(kSpec).release();
     auto checkpoint = driver::machine_checkpoint(*machine_, std::nullopt, [](const std::string&) {});
     bank_heads_ = new std::vector<compiler::HeadSlot>(driver::read_machine_info(checkpoint).bank_heads);
     model_ = new engine::FastModel(engine::FastModel::load(checkpoint));
@@ -65,14 +67,12 @@ class Verify : public ::testing::Test {
     delete machine_;
   }
 
-  static cpu::Machine* machine_;
-  static std::vector<compiler::HeadSlot>* bank_heads_;
-  static engine::FastModel* model_;
+  static inline cpu::Machine* machine_ = nullptr;
+  static inline std::vector<compiler::HeadSlot>* bank_heads_ = nullptr;
+  static inline engine::FastModel* model_ = nullptr;
 };
 
-cpu::Machine* Verify::machine_ = nullptr;
-std::vector<compiler::HeadSlot>* Verify::bank_heads_ = nullptr;
-engine::FastModel* Verify::model_ = nullptr;
+using Verify = CompiledMachineTest<program::kDefaultMachine>;
 
 // The golden machine's instruction count for a program that exits.
 std::uint64_t emulator_instructions(const program::ProgramImage& image) {
@@ -277,19 +277,8 @@ TEST_F(Verify, ZeroingTheAddersWeightsBreaksThePrograms) {
 constexpr program::MemoryMap kBigintMap = program::kBigintMachine.memory_map();
 
 // The machine with the big-integer unit (rvformer-bigint), compiled to weights.
-class BigintUnit : public ::testing::Test {
+class BigintUnit : public CompiledMachineTest<program::kBigintMachine> {
  protected:
-  static void SetUpTestSuite() {
-    machine_ = cpu::build_machine(program::kBigintMachine).release();
-    auto checkpoint = driver::machine_checkpoint(*machine_, std::nullopt, [](const std::string&) {});
-    bank_heads_ = new std::vector<compiler::HeadSlot>(driver::read_machine_info(checkpoint).bank_heads);
-    model_ = new engine::FastModel(engine::FastModel::load(checkpoint));
-  }
-  static void TearDownTestSuite() {
-    delete model_;
-    delete bank_heads_;
-    delete machine_;
-  }
   // Both of the unit's memories, read out of the weights' state, equal the golden machine's.
   static void expect_same_memories(const driver::FastModelMachine& weights, const program::ProgramImage& image) {
     emulator::Emulator golden(image);
@@ -300,15 +289,7 @@ class BigintUnit : public ::testing::Test {
       EXPECT_EQ(reader.bigint_entry(weights.recurrent_state(), 1, index), golden.bigint_b()[index]) << "B" << index;
     }
   }
-
-  static cpu::Machine* machine_;
-  static std::vector<compiler::HeadSlot>* bank_heads_;
-  static engine::FastModel* model_;
 };
-
-cpu::Machine* BigintUnit::machine_ = nullptr;
-std::vector<compiler::HeadSlot>* BigintUnit::bank_heads_ = nullptr;
-engine::FastModel* BigintUnit::model_ = nullptr;
 
 // Every entry of A and B written with random 32-bit values (of which the unit keeps 30), then dot
 // products over windows at every offset, wrapping around both memories: the largest sums reach
