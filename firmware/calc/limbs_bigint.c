@@ -10,10 +10,11 @@
  * is at most 121 limbs), so they stay zero from the start; entries of A that an earlier, longer
  * operand left are zeroed as far as a window can reach.
  *
- * A window's sum is below 8 · 10^18 < 2^63 and a column's (at most 16 windows, plus the carry and
- * r[k]) below 2^68: the column is a 96-bit value, a low word and a 64-bit high part, split into its
- * limb and the carry into the next column by two divisions by 10^9 with the reciprocal
- * (divide_normalized, limbs.h), never the division instruction.
+ * A window's sum is below 8 · 10^18 < 2^63 and a column's (at most 16 windows, plus r[k] and the
+ * carries in) below 1.29 · 10^20 < 2^67: the column is a low word, a high word and a small overflow
+ * word, split with reciprocals (split_column, limbs.h; never the division instruction) as c2 · 10^18 +
+ * c1 · 10^9 + its limb. c1 goes into the next column and c2 into the one after, both one word: what
+ * a column starts with, r[k] + c1 + c2 < 2^31, needs no carry out of its low word.
  */
 #include "limbs.h"
 
@@ -21,16 +22,10 @@
 
 #include <rvformer_bigint.h>
 
-/* 10^9 · 4, the normalized divisor, and its reciprocal floor((2^64 - 1) / (4 · 10^9)) - 2^32. */
-#define BASE_NORMAL 4000000000u
-#define BASE_INVERSE 316718722u
-
-/* (high · 2^32 + low) / 10^9 for high < 10^9; the remainder goes to *remainder. */
-static inline uint32_t divide_base(uint32_t high, uint32_t low, uint32_t* remainder) {
-    uint32_t r;
-    uint32_t q = divide_normalized(high << 2 | low >> 30, low << 2, BASE_NORMAL, BASE_INVERSE, &r);
-    *remainder = r >> 2;
-    return q;
+/* *sum += value, and *carries += 1 if that wrapped: three instructions, written out so that the
+ * compiler neither keeps the old sum alive for the comparison nor moves it between registers. */
+static inline void add_counting(uint32_t* sum, uint32_t* carries, uint32_t value) {
+    __asm__("add %0, %0, %2\n\tsltu %2, %0, %2\n\tadd %1, %1, %2" : "+r"(*sum), "+r"(*carries), "+r"(value));
 }
 
 /* A[a_dirty ..] are zero. */
@@ -42,41 +37,39 @@ limb_t limbs_addmul_unit(limb_t* r, const limb_t* a, int n_a, const limb_t* b, i
     if (n_a > a_dirty) a_dirty = n_a;
     for (int j = 0; j < n_b; ++j) bz_putb((uint32_t)j, b[j]);
 
-    /* The column sum, low + high · 2^32, starts as the carry from the column below. */
-    uint32_t carry_low = 0, carry_high = 0;
+    /* carry_in goes into column k (c1 of column k - 1 and c2 of column k - 2), carry_next into
+     * column k + 1 (c2 of column k - 1). */
+    uint32_t carry_in = 0, carry_next = 0;
     int last = n_a + n_b - 1;
     for (int k = 0; k < last; ++k) {
         /* The column as low + high · 2^32 + over · 2^64; the carries out of the low words are
          * counted apart (small values, one token each) and join the high word after the windows. */
-        uint32_t low = carry_low + r[k];
-        uint32_t low_carries = low < r[k];
-        uint32_t high = carry_high, over = 0;
+        uint32_t low = carry_in + r[k];
+        uint32_t low_carries = 0, high = 0, over = 0;
         int i = k - n_b + 1 > 0 ? k - n_b + 1 : 0;
         int end = k < n_a - 1 ? k : n_a - 1;
         for (; i <= end; i += 8) {
             uint32_t dot_low = bz_dotlo((uint32_t)i, (uint32_t)(k - i));
             uint32_t dot_high = bz_dothi((uint32_t)i, (uint32_t)(k - i));
-            low += dot_low;
-            low_carries += low < dot_low;
-            high += dot_high;
-            over += high < dot_high;
+            add_counting(&low, &low_carries, dot_low);
+            add_counting(&high, &over, dot_high);
         }
         high += low_carries;
         over += high < low_carries;
-        uint32_t rest;
-        if (over == 0 && high < LIMB_BASE) {
-            carry_high = 0;
-            rest = high;
-        } else {
-            carry_high = divide_base(over, high, &rest);
-        }
-        carry_low = divide_base(rest, low, &r[k]);
+        uint32_t c1, c2;
+        r[k] = split_column(over, high, low, &c1, &c2);
+        carry_in = c1 + carry_next;
+        carry_next = c2;
     }
-    /* The top column has no products; the carry into it is below 2 · 10^9 (the sum fits n_a + n_b
-     * limbs and one carry), and so the carry out is 0 or 1. */
-    uint32_t top = carry_low + r[last];
-    limb_t carry = top >= LIMB_BASE;
-    r[last] = carry ? top - LIMB_BASE : top;
+    /* The top column has no products; the sum fits n_a + n_b limbs and one carry, so its carry out,
+     * carry_next plus what carries out of r[last] + carry_in (below 2^31), is 0 or 1. */
+    uint32_t top = carry_in + r[last];
+    limb_t carry = carry_next;
+    if (top >= LIMB_BASE) {
+        top -= LIMB_BASE;
+        carry += 1;
+    }
+    r[last] = top;
     return carry;
 }
 
