@@ -48,11 +48,21 @@ limb_t limbs_addmul_unit(limb_t* r, const limb_t* a, int n_a, const limb_t* b, i
         uint32_t low_carries = 0, high = 0, over = 0;
         int i = k - n_b + 1 > 0 ? k - n_b + 1 : 0;
         int end = k < n_a - 1 ? k : n_a - 1;
-        for (; i <= end; i += 8) {
-            uint32_t dot_low = bz_dotlo((uint32_t)i, (uint32_t)(k - i));
-            uint32_t dot_high = bz_dothi((uint32_t)i, (uint32_t)(k - i));
-            add_counting(&low, &low_carries, dot_low);
-            add_counting(&high, &over, dot_high);
+        /* (end - i) / 8 + 1 windows: an odd count starts with one on its own, then two at a time. */
+        if (!((end - i) & 8)) {
+            uint32_t j = (uint32_t)(k - i);
+            add_counting(&low, &low_carries, bz_dotlo((uint32_t)i, j));
+            add_counting(&high, &over, bz_dothi((uint32_t)i, j));
+            i += 8;
+        }
+        for (; i <= end; i += 16) {
+            uint32_t j = (uint32_t)(k - i);
+            uint32_t low_1 = bz_dotlo((uint32_t)i, j), high_1 = bz_dothi((uint32_t)i, j);
+            uint32_t low_2 = bz_dotlo((uint32_t)i + 8, j - 8), high_2 = bz_dothi((uint32_t)i + 8, j - 8);
+            add_counting(&low, &low_carries, low_1);
+            add_counting(&low, &low_carries, low_2);
+            /* Each high word is below 8 · 10^18 / 2^32 < 2^31: the two add up without a carry. */
+            add_counting(&high, &over, high_1 + high_2);
         }
         high += low_carries;
         over += high < low_carries;
