@@ -14,7 +14,7 @@
  * carries in) below 1.29 · 10^20 < 2^67: the column is a low word, a high word and a small overflow
  * word, split with reciprocals (split_column, limbs.h; never the division instruction) as c2 · 10^18 +
  * c1 · 10^9 + its limb. c1 goes into the next column and c2 into the one after, both one word: what
- * a column starts with, r[k] + c1 + c2 < 2^31, needs no carry out of its low word.
+ * a column starts with, r[k] + c1 + c2 < 2.14 · 10^9 < 2^31, needs no carry out of its low word.
  */
 #include "limbs.h"
 
