@@ -395,8 +395,8 @@ static int read_digits(digit_reader* r, int* c) {
 static void store_number(digit_reader r, int fraction_digits);
 
 /* Reads a number: digits with at most one decimal point, into the arena as it comes (leading zeros
- * only counted). The limbs arrive most significant first and the last one short: they are reversed
- * and shifted at the end. */
+ * only counted). The limbs arrive most significant first and the last one short: place_limbs puts
+ * them in place at the end. */
 static void read_number(reader* in) {
     int c = in->c, digits = 0, fraction_digits = 0, point = 0;
     for (;; c = read_byte()) {
@@ -435,26 +435,39 @@ static void read_number(reader* in) {
     store_number(r, fraction_digits);
 }
 
+/* s[0 .. m) holds whole limbs, most significant first, and pending the d digits read after them;
+ * makes s[0 .. m] the number they write, least significant limb first, in one pass from both ends.
+ * Output limb j is (s[m - 1 - j] mod 10^(9 - d)) · 10^d + floor(s[m - j] / 10^(9 - d)), with pending
+ * for the quotient below the lowest limb and 0 above the top one; each limb read is split once, and
+ * the parts that go to the next step's limbs wait in registers. */
+static void place_limbs(limb_t* s, int m, int d, limb_t pending) {
+    uint32_t inverse = LIMB_SPLIT_INVERSE[d], shift = LIMB_SPLIT_SHIFT[d];
+    limb_t divisor = POWERS_OF_TEN[LIMB_DIGITS - d], scale = POWERS_OF_TEN[d];
+    limb_t up = pending; /* the quotient of the limb read last from the top end */
+    limb_t down = 0;     /* the remainder · 10^d of the limb read last from the bottom end */
+    int t = 0, u = m - 1;
+    for (; t <= u; ++t, --u) {
+        limb_t a = s[t], b = s[u];
+        limb_t a_top = (limb_t)(((uint64_t)a * inverse) >> 32) >> shift;
+        limb_t b_top = (limb_t)(((uint64_t)b * inverse) >> 32) >> shift;
+        limb_t a_low = (a - a_top * divisor) * scale, b_low = (b - b_top * divisor) * scale;
+        s[t] = b_low + up;
+        s[u + 1] = down + a_top;
+        up = b_top;
+        down = a_low;
+    }
+    if (t == u + 1) s[t] = down + up; /* m even: the middle limb */
+}
+
 /* Turns the limbs read into the number's value on the value stack. */
 static void store_number(digit_reader r, int fraction_digits) {
-    for (int i = 0, j = r.limbs - 1; i < j; ++i, --j) {
-        limb_t t = r.start[i];
-        r.start[i] = r.start[j];
-        r.start[j] = t;
-    }
     if (setjmp(*overflow_jump)) {
         failure = status_text(CALC_TOO_LARGE);
         push_value(placeholder(r.start));
         return;
     }
-    /* In place, with one more limb: x = limbs · 10^pending_digits + pending. */
-    limb_t scale = 1;
-    for (int i = 0; i < r.pending_digits; ++i) scale *= 10;
-    limb_t* top = arena_allocate(1);
-    *top = limbs_mul_1(r.start, r.start, r.limbs, scale);
-    limb_t low = r.start[0] + r.pending; /* r.start[0] is 0 when there are no limbs: top is r.start */
-    r.start[0] = low >= LIMB_BASE ? low - LIMB_BASE : low;
-    limbs_add_1(r.start + 1, r.start + 1, r.limbs, low >= LIMB_BASE);
+    arena_allocate(1); /* r.start[r.limbs], the top limb */
+    place_limbs(r.start, r.limbs, r.pending_digits, r.pending);
     natural x = natural_trim((natural){r.start, r.limbs + 1});
     push_value(rational_from_decimal(x, fraction_digits, r.start));
 }

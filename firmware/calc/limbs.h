@@ -102,6 +102,16 @@ static inline uint32_t split_column(uint32_t over, uint32_t high, uint32_t low, 
     return r;
 }
 
+/* Limbs read most significant first and then d more digits (0 <= d < 9) are put in place with
+ * limbs split at 10^(9 - d): floor(v / 10^(9 - d)) = floor(v · LIMB_SPLIT_INVERSE[d] / 2^(32 +
+ * LIMB_SPLIT_SHIFT[d])) for every v < 10^9 (a host test checks each), and 0 for d = 0. */
+static const uint32_t LIMB_SPLIT_INVERSE[LIMB_DIGITS] = {0,          2882303762u, 3602879702u,
+                                                         2251799814u, 2814749768u, 3518437209u,
+                                                         2199023256u, 2748779070u, 3435973837u};
+static const uint8_t LIMB_SPLIT_SHIFT[LIMB_DIGITS] = {0, 26, 23, 19, 16, 13, 9, 6, 3};
+static const uint32_t POWERS_OF_TEN[LIMB_DIGITS + 1] = {1,      10,      100,      1000,      10000,
+                                                        100000, 1000000, 10000000, 100000000, 1000000000};
+
 void limb_divisor_init(limb_divisor* divisor, limb_t d);
 /* (high * LIMB_BASE + low) / d, high < d; the remainder goes to *remainder. */
 limb_t limb_divide(const limb_divisor* divisor, limb_t high, limb_t low, limb_t* remainder);

@@ -201,6 +201,23 @@ TEST(CalcFirmware, PrintingReciprocalsAreExactOverTheirRanges) {
   for (std::uint32_t group = 0; group < 1000; ++group) EXPECT_EQ((group * 41) >> 12, group / 100) << group;
 }
 
+// The reciprocals that put read limbs in place (LIMB_SPLIT_INVERSE, limbs.h) divide every limb
+// exactly by 10^(9 - d): the estimate never falls below the quotient and grows with v, so checking the
+// last value below each multiple of the divisor (and the multiple itself) covers all of [0, 10^9).
+TEST(CalcFirmware, PlacingReciprocalsAreExactOverTheirRange) {
+  for (int d = 0; d < LIMB_DIGITS; ++d) {
+    const std::uint64_t divisor = POWERS_OF_TEN[LIMB_DIGITS - d];
+    std::uint64_t wrong = 0;
+    auto quotient = [&](std::uint64_t v) {
+      return ((v * LIMB_SPLIT_INVERSE[d]) >> 32) >> LIMB_SPLIT_SHIFT[d];
+    };
+    for (std::uint64_t q = 0; q * divisor < 1'000'000'000u; ++q)
+      wrong += quotient(q * divisor + divisor - 1) != q || quotient(q * divisor) != q;
+    EXPECT_EQ(wrong, 0u) << "d = " << d;
+    EXPECT_EQ(POWERS_OF_TEN[d] * divisor, 1'000'000'000u);
+  }
+}
+
 // split_column (limbs.h), the unit's per-column split, compiled for the host: C = c2 · 10^18 + c1 ·
 // 10^9 + r with r < 10^9, c1 < 1.135 · 10^9 and c2 floor(C / 10^18) or one less, for edge values and
 // millions of random columns over all of [0, 2^67), many near multiples of 10^9 and 10^18 and near
