@@ -66,7 +66,7 @@ natural natural_copy(natural x) {
 }
 
 natural natural_move(natural x, limb_t* destination) {
-    limbs_copy(destination, x.limbs, x.count);
+    if (x.limbs != destination) limbs_copy(destination, x.limbs, x.count); /* a number read is in place */
     x.limbs = destination;
     arena_next = destination + x.count;
     return x;
