@@ -31,7 +31,9 @@ static inline void add_counting(uint32_t* sum, uint32_t* carries, uint32_t value
 /* A[a_dirty ..] are zero. */
 static int a_dirty;
 
-limb_t limbs_addmul_unit(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n_b) {
+/* r += a * b (accumulate) or r = a * b (r's old limbs unread), returning the carry out. */
+static inline __attribute__((always_inline)) limb_t unit_product(limb_t* r, const limb_t* a, int n_a, const limb_t* b,
+                                                                 int n_b, int accumulate) {
     for (int i = 0; i < n_a; ++i) bz_puta((uint32_t)i, a[i]);
     for (int i = n_a; i < a_dirty && i < n_a + 7; ++i) bz_puta((uint32_t)i, 0);
     if (n_a > a_dirty) a_dirty = n_a;
@@ -44,7 +46,7 @@ limb_t limbs_addmul_unit(limb_t* r, const limb_t* a, int n_a, const limb_t* b, i
     for (int k = 0; k < last; ++k) {
         /* The column as low + high · 2^32 + over · 2^64; the carries out of the low words are
          * counted apart (small values, one token each) and join the high word after the windows. */
-        uint32_t low = carry_in + r[k];
+        uint32_t low = accumulate ? carry_in + r[k] : carry_in;
         uint32_t low_carries = 0, high = 0, over = 0;
         int i = k - n_b + 1 > 0 ? k - n_b + 1 : 0;
         int end = k < n_a - 1 ? k : n_a - 1;
@@ -73,7 +75,7 @@ limb_t limbs_addmul_unit(limb_t* r, const limb_t* a, int n_a, const limb_t* b, i
     }
     /* The top column has no products; the sum fits n_a + n_b limbs and one carry, so its carry out,
      * carry_next plus what carries out of r[last] + carry_in (below 2^31), is 0 or 1. */
-    uint32_t top = carry_in + r[last];
+    uint32_t top = accumulate ? carry_in + r[last] : carry_in;
     limb_t carry = carry_next;
     if (top >= LIMB_BASE) {
         top -= LIMB_BASE;
@@ -81,6 +83,14 @@ limb_t limbs_addmul_unit(limb_t* r, const limb_t* a, int n_a, const limb_t* b, i
     }
     r[last] = top;
     return carry;
+}
+
+limb_t limbs_addmul_unit(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n_b) {
+    return unit_product(r, a, n_a, b, n_b, 1);
+}
+
+void limbs_mul_unit(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n_b) {
+    unit_product(r, a, n_a, b, n_b, 0); /* the product fits: no carry out */
 }
 
 #endif

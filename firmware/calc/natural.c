@@ -107,6 +107,10 @@ static void schoolbook(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int
 #ifdef RVFORMER_BIGINT_UNIT
 /* r = a * b with the unit, r has n_a + n_b limbs: tiles of up to LIMBS_UNIT_MAX limbs of each. */
 static void unit_multiply(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n_b) {
+    if (n_a <= LIMBS_UNIT_MAX && n_b <= LIMBS_UNIT_MAX) {
+        limbs_mul_unit(r, a, n_a, b, n_b); /* one tile: nothing to add to */
+        return;
+    }
     limbs_zero(r, n_a + n_b);
     for (int j = 0; j < n_b; j += LIMBS_UNIT_MAX) {
         int length_b = n_b - j < LIMBS_UNIT_MAX ? n_b - j : LIMBS_UNIT_MAX;
