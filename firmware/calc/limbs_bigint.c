@@ -43,18 +43,19 @@ static inline __attribute__((always_inline)) limb_t unit_product(limb_t* r, cons
      * column k + 1 (c2 of column k - 1). */
     uint32_t carry_in = 0, carry_next = 0;
     int last = n_a + n_b - 1;
+    /* The column's terms run over i = start .. end: start = max(0, k - n_b + 1), end = min(k, n_a - 1). */
+    int start = 0, end = 0;
     for (int k = 0; k < last; ++k) {
         /* The column as low + high · 2^32 + over · 2^64; the carries out of the low words are
          * counted apart (small values, one token each) and join the high word after the windows. */
         uint32_t low = accumulate ? carry_in + r[k] : carry_in;
         uint32_t low_carries = 0, high = 0, over = 0;
-        int i = k - n_b + 1 > 0 ? k - n_b + 1 : 0;
-        int end = k < n_a - 1 ? k : n_a - 1;
+        int i = start;
         /* (end - i) / 8 + 1 windows: an odd count starts with one on its own, then two at a time. */
         if (!((end - i) & 8)) {
             uint32_t j = (uint32_t)(k - i);
             add_counting(&low, &low_carries, bz_dotlo((uint32_t)i, j));
-            add_counting(&high, &over, bz_dothi((uint32_t)i, j));
+            high = bz_dothi((uint32_t)i, j);
             i += 8;
         }
         for (; i <= end; i += 16) {
@@ -72,6 +73,8 @@ static inline __attribute__((always_inline)) limb_t unit_product(limb_t* r, cons
         r[k] = split_column(over, high, low, &c1, &c2);
         carry_in = c1 + carry_next;
         carry_next = c2;
+        start += k >= n_b - 1;
+        end += end < n_a - 1;
     }
     /* The top column has no products; the sum fits n_a + n_b limbs and one carry, so its carry out,
      * carry_next plus what carries out of r[last] + carry_in (below 2^31), is 0 or 1. */
