@@ -346,16 +346,38 @@ static inline void push_limb(digit_reader* r, limb_t limb) {
     ++r->limbs;
 }
 
-/* Reads a run of digits from c on; returns how many, leaving the byte after them in *c. Three digits
- * at a time once the limb holds a multiple of three: the group (below 1000, cheap values in the
- * trace) is made digit by digit and joins the limb in one product, pending · 1000 + group. */
+/* Up to three digits from *byte on, made digit by digit (values below 1000, cheap in the trace):
+ * returns how many, their value in *value, and leaves the byte after them in *byte. */
+static inline int read_group(int* byte, unsigned* value) {
+    unsigned first = (unsigned)(*byte - '0');
+    if (first > 9) return 0;
+    *byte = read_byte();
+    unsigned second = (unsigned)(*byte - '0');
+    if (second > 9) {
+        *value = first;
+        return 1;
+    }
+    *byte = read_byte();
+    unsigned third = (unsigned)(*byte - '0');
+    if (third > 9) {
+        *value = first * 10 + second;
+        return 2;
+    }
+    *value = (first * 10 + second) * 10 + third;
+    *byte = read_byte();
+    return 3;
+}
+
+/* Reads a run of digits from c on; returns how many, leaving the byte after them in *c. A limb
+ * begun before (after a decimal point) is finished digit by digit; then whole limbs are read as
+ * three groups of three digits, joined in two products, g1 · 10^6 + g2 · 1000 + g3, and a short
+ * run at the end stays pending. */
 static int read_digits(digit_reader* r, int* c) {
     int before = LIMB_DIGITS * r->limbs + r->pending_digits;
     limb_t pending = r->pending;
     int pending_digits = r->pending_digits, byte = *c;
     unsigned digit;
-    /* Digit by digit until the limb holds 0, 3 or 6 digits (bits 0, 3 and 6 of 0x49). */
-    while (!((0x49 >> pending_digits) & 1) && (digit = (unsigned)(byte - '0')) <= 9) {
+    while (pending_digits != 0 && (digit = (unsigned)(byte - '0')) <= 9) {
         pending = pending * 10 + digit;
         if (++pending_digits == LIMB_DIGITS) {
             push_limb(r, pending);
@@ -364,31 +386,32 @@ static int read_digits(digit_reader* r, int* c) {
         }
         byte = read_byte();
     }
-    uint32_t thousand = opaque(1000);
-    unsigned first;
-    while ((first = (unsigned)(byte - '0')) <= 9) {
-        byte = read_byte();
-        unsigned second = (unsigned)(byte - '0');
-        if (second > 9) {
-            pending = pending * 10 + first;
-            pending_digits += 1;
-            break;
+    if (pending_digits == 0) {
+        uint32_t thousand = opaque(1000), million = opaque(1000000);
+        for (;;) {
+            unsigned g1, g2, g3, scale;
+            int n = read_group(&byte, &g1);
+            if (n < 3) {
+                pending = n ? g1 : 0;
+                pending_digits = n;
+                break;
+            }
+            n = read_group(&byte, &g2);
+            if (n < 3) {
+                scale = n == 0 ? 1 : n == 1 ? 10 : 100;
+                pending = g1 * scale + (n ? g2 : 0);
+                pending_digits = 3 + n;
+                break;
+            }
+            n = read_group(&byte, &g3);
+            if (n < 3) {
+                scale = n == 0 ? 1 : n == 1 ? 10 : 100;
+                pending = (g1 * thousand + g2) * scale + (n ? g3 : 0);
+                pending_digits = 6 + n;
+                break;
+            }
+            push_limb(r, g1 * million + opaque(g2 * thousand) + g3);
         }
-        byte = read_byte();
-        unsigned third = (unsigned)(byte - '0');
-        if (third > 9) {
-            pending = pending * 100 + (first * 10 + second);
-            pending_digits += 2;
-            break;
-        }
-        pending = pending * thousand + opaque((first * 10 + second) * 10 + third);
-        pending_digits += 3;
-        if (pending_digits == LIMB_DIGITS) {
-            push_limb(r, pending);
-            pending = 0;
-            pending_digits = 0;
-        }
-        byte = read_byte();
     }
     *c = byte;
     r->pending = pending;
