@@ -125,7 +125,8 @@ limb_t limbs_div_1(limb_t* q, const limb_t* a, int n, const limb_divisor* diviso
 /* r[0 .. n_a + n_b) += a * b with the big-integer unit (limbs_bigint.c), 1 <= n_a, n_b <=
  * LIMBS_UNIT_MAX, r overlapping neither; returns the carry out of r[n_a + n_b - 1] (0 or 1). */
 limb_t limbs_addmul_unit(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n_b);
-/* r[0 .. n_a + n_b) = a * b, the same way without reading r first. */
+/* r[0 .. n_a + n_b) = a * b, the same way without reading r first; r may overlap a and b, which the
+ * unit reads in whole before it writes a limb of r. */
 void limbs_mul_unit(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n_b);
 #endif
 

@@ -105,6 +105,11 @@ static void schoolbook(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int
 }
 
 #ifdef RVFORMER_BIGINT_UNIT
+/* The unit costs about 40 instructions a column (loading, splitting the column sum) and 10 a window
+ * of eight limb products, rows about 20 a limb product: rows stay cheaper for small products (up to
+ * 4 x 4 limbs, and n x 2 for any n). */
+static int unit_pays(int n_a, int n_b) { return 5 * n_a * n_b > 12 * (n_a + n_b); }
+
 /* r = a * b with the unit, r has n_a + n_b limbs: tiles of up to LIMBS_UNIT_MAX limbs of each. */
 static void unit_multiply(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n_b) {
     if (n_a <= LIMBS_UNIT_MAX && n_b <= LIMBS_UNIT_MAX) {
@@ -128,10 +133,7 @@ static void unit_multiply(limb_t* r, const limb_t* a, int n_a, const limb_t* b, 
 /* r = a * b without Karatsuba, r has n_a + n_b limbs: the unit's columns, or schoolbook rows. */
 static void base_multiply(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n_b) {
 #ifdef RVFORMER_BIGINT_UNIT
-    /* The unit costs about 44 instructions a column (loading, splitting the column sum) and 12 a
-     * window of eight limb products, rows about 20 a limb product: rows stay cheaper for small
-     * products (up to 4 x 4 limbs, and n x 2 for any n; measured on the emulator). */
-    if (5 * n_a * n_b > 12 * (n_a + n_b)) {
+    if (unit_pays(n_a, n_b)) {
         unit_multiply(r, a, n_a, b, n_b);
         return;
     }
@@ -214,6 +216,24 @@ natural natural_mul(natural a, natural b) {
     natural product = {arena_allocate(a.count + b.count), a.count + b.count};
     multiply(product.limbs, a.limbs, a.count, b.limbs, b.count);
     return finish(product);
+}
+
+int natural_mul_over(natural a, natural b, limb_t* destination, natural* product) {
+#ifdef RVFORMER_BIGINT_UNIT
+    int count = a.count + b.count;
+    if (a.count == 0 || b.count == 0 || a.count > LIMBS_UNIT_MAX || b.count > LIMBS_UNIT_MAX ||
+        !unit_pays(a.count, b.count))
+        return 0;
+    if (a.limbs < destination || a.limbs + a.count > arena_next || b.limbs < destination ||
+        b.limbs + b.count > arena_next || count > arena_end - destination)
+        return 0;
+    limbs_mul_unit(destination, a.limbs, a.count, b.limbs, b.count);
+    *product = finish((natural){destination, count});
+    return 1;
+#else
+    (void)a, (void)b, (void)destination, (void)product;
+    return 0;
+#endif
 }
 
 natural natural_mul_limb(natural a, limb_t m) {
