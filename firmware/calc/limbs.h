@@ -76,12 +76,12 @@ static inline uint32_t divide_normalized(uint32_t u1, uint32_t u0, uint32_t d, u
  * 2^71 / 10^18 - 1, x0 · K1 / 2^15 > C / 10^18 - 2^56 / 10^18 - x0 / 2^15 > C / 10^18 - 0.135: c2
  * is floor(C / 10^18) or one less, and R = C - c2 · 10^18 < 1.135 · 10^18 < 2^60. R is worked out
  * modulo 2^64 from high and low alone, exact since 0 <= R < 2^64.
- * c1: x = floor(R / 2^28) = R_high << 4 | R_low >> 28 fits a word, and c1 = floor(x · K2 / 2^33),
- * K2 = floor(2^61 / 10^9) < 2^32, is at most R / 10^9, and above R / 10^9 - 2^28 / 10^9 - x / 2^33 >
- * R / 10^9 - 1: floor(R / 10^9) or one less. So r = R - c1 · 10^9 < 2 · 10^9 < 2^32 is exact in the
+ * c1: x = floor(R / 2^28) = R_high << 4 | R_low >> 28 < 4.23 · 10^9, and c1 = floor(x · K2 / 2^32),
+ * K2 = floor(2^60 / 10^9) = 2^60 / 10^9 - 0.6068..., is at most R / 10^9, and above R / 10^9 -
+ * 2^28 / 10^9 - 0.6069 · x / 2^32 > R / 10^9 - 0.27 - 0.6 > R / 10^9 - 1: floor(R / 10^9) or one less. So r = R - c1 · 10^9 < 2 · 10^9 < 2^32 is exact in the
  * low word, and one step brings it below 10^9; then c1 = floor(R / 10^9) < 1.135 · 10^9. */
 #define COLUMN_K1 2361u       /* floor(2^71 / 10^18) */
-#define COLUMN_K2 2305843009u /* floor(2^61 / 10^9) */
+#define COLUMN_K2 1152921504u /* floor(2^60 / 10^9) */
 #define TEN18_HIGH 232830643u /* 10^18 = TEN18_HIGH · 2^32 + TEN18_LOW */
 #define TEN18_LOW 2808348672u
 static inline uint32_t split_column(uint32_t over, uint32_t high, uint32_t low, uint32_t* c1_out, uint32_t* c2_out) {
@@ -91,7 +91,7 @@ static inline uint32_t split_column(uint32_t over, uint32_t high, uint32_t low, 
     uint32_t r_low = low - (uint32_t)low_part;
     uint32_t r_high = high - c2 * TEN18_HIGH - (uint32_t)(low_part >> 32) - (low < (uint32_t)low_part);
     uint32_t x = r_high << 4 | r_low >> 28;
-    uint32_t c1 = (uint32_t)(((uint64_t)x * COLUMN_K2) >> 32) >> 1;
+    uint32_t c1 = (uint32_t)(((uint64_t)x * COLUMN_K2) >> 32);
     uint32_t r = r_low - c1 * LIMB_BASE;
     if (r >= LIMB_BASE) {
         r -= LIMB_BASE;
