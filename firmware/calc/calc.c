@@ -74,20 +74,15 @@ static void write_limb(limb_t limb, int count) {
 /* Whole limbs, nine digits each, the cheap way for the trace (values below 2^11 cost one token, wider
  * ones two or three): a limb splits into three groups of three digits by two reciprocal products,
  * high = (limb · ceil(2^50 / 10^6)) >> 50 and middle = (rest · ceil(2^32 / 1000)) >> 32, exact for a
- * limb below 10^9 and a rest below 10^6; a group g < 1000 gives its three digits from a table of
- * "000" to "999", four bytes an entry (one sh2add finds it). calc_firmware_test checks the two
- * reciprocals over their whole ranges. */
+ * limb below 10^9 and a rest below 10^6; a group g < 1000 gives its first digit as (g · 41) >> 12
+ * (exact below 1000) and its last two from a table of the pairs "00" to "99".
+ * calc_firmware_test checks all three over their whole ranges. */
 #define MILLION_RECIPROCAL 1125899907u /* ceil(2^50 / 10^6) */
 #define THOUSAND_RECIPROCAL 4294968u   /* ceil(2^32 / 1000) */
-#define TRIPLES_1(h, t)                                                                                  \
-    {h, t, '0'}, {h, t, '1'}, {h, t, '2'}, {h, t, '3'}, {h, t, '4'}, {h, t, '5'}, {h, t, '6'}, {h, t, '7'}, \
-        {h, t, '8'}, {h, t, '9'}
-#define TRIPLES_10(h)                                                                                    \
-    TRIPLES_1(h, '0'), TRIPLES_1(h, '1'), TRIPLES_1(h, '2'), TRIPLES_1(h, '3'), TRIPLES_1(h, '4'),           \
-        TRIPLES_1(h, '5'), TRIPLES_1(h, '6'), TRIPLES_1(h, '7'), TRIPLES_1(h, '8'), TRIPLES_1(h, '9')
-static const char kDigitTriples[1000][4] = {TRIPLES_10('0'), TRIPLES_10('1'), TRIPLES_10('2'), TRIPLES_10('3'),
-                                            TRIPLES_10('4'), TRIPLES_10('5'), TRIPLES_10('6'), TRIPLES_10('7'),
-                                            TRIPLES_10('8'), TRIPLES_10('9')};
+static const char kDigitPairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
 
 /* Hides a constant from the optimiser, so that a product by it stays one mul (one cheap value)
  * instead of a chain of shifts and adds. */
@@ -96,24 +91,25 @@ static inline uint32_t opaque(uint32_t x) {
     return x;
 }
 
-static inline void write_group(uint32_t group) {
-    const char* digits = kDigitTriples[group];
-    write_byte((uint8_t)digits[0]);
-    write_byte((uint8_t)digits[1]);
-    write_byte((uint8_t)digits[2]);
+static inline void write_group(uint32_t group, uint32_t c41, uint32_t c100) {
+    uint32_t first = (group * c41) >> 12;
+    const char* pair = kDigitPairs + 2 * (group - first * c100);
+    write_byte('0' + first);
+    write_byte((uint8_t)pair[0]);
+    write_byte((uint8_t)pair[1]);
 }
 
 /* Writes limbs[n - 1] down to limbs[0], nine digits each. */
 static void write_whole_limbs(const limb_t* limbs, int n) {
-    uint32_t million = opaque(1000000), thousand = opaque(1000);
+    uint32_t c41 = opaque(41), c100 = opaque(100), million = opaque(1000000), thousand = opaque(1000);
     for (const limb_t* p = limbs + n; p != limbs;) {
         limb_t limb = *--p;
         uint32_t high = (uint32_t)(((uint64_t)limb * MILLION_RECIPROCAL) >> 50);
         uint32_t rest = limb - high * million;
         uint32_t middle = (uint32_t)(((uint64_t)rest * THOUSAND_RECIPROCAL) >> 32);
-        write_group(high);
-        write_group(middle);
-        write_group(rest - middle * thousand);
+        write_group(high, c41, c100);
+        write_group(middle, c41, c100);
+        write_group(rest - middle * thousand, c41, c100);
     }
 }
 

@@ -190,14 +190,15 @@ TEST_P(CalcFirmwareOnBoth, TenThousandDigitNumbersGoInAndOut) {
 }
 
 // Printing's arithmetic (calc.c, write_whole_limbs), over the whole range of each step: a limb
-// < 10^9 splits as (limb · ceil(2^50 / 10^6)) >> 50 and a rest < 10^6 as (rest · ceil(2^32 / 1000)) >> 32
-// (each group of three digits is then written from a table).
+// < 10^9 splits as (limb · ceil(2^50 / 10^6)) >> 50, a rest < 10^6 as (rest · ceil(2^32 / 1000)) >> 32,
+// and a group g < 1000 gives its first digit as (g · 41) >> 12.
 TEST(CalcFirmware, PrintingReciprocalsAreExactOverTheirRanges) {
   std::uint32_t wrong = 0;
   for (std::uint64_t limb = 0; limb < 1'000'000'000; ++limb)
     wrong += ((limb * 1125899907u) >> 50) != limb / 1'000'000;
   EXPECT_EQ(wrong, 0u);
   for (std::uint64_t rest = 0; rest < 1'000'000; ++rest) EXPECT_EQ((rest * 4294968u) >> 32, rest / 1000) << rest;
+  for (std::uint32_t group = 0; group < 1000; ++group) EXPECT_EQ((group * 41) >> 12, group / 100) << group;
 }
 
 // The reciprocals that put read limbs in place (LIMB_SPLIT_INVERSE, limbs.h) divide every limb
