@@ -66,16 +66,18 @@ static inline uint32_t divide_normalized(uint32_t u1, uint32_t u0, uint32_t d, u
     return q1;
 }
 
-/* A column of a product, C = over · 2^64 + high · 2^32 + low < 2^67, split as C = c2 · 10^18 +
- * c1 · 10^9 + r with r < 10^9 (the return value), c1 < 1.14 · 10^9 and c2 < 148, by multiplications
- * with two reciprocals and one correction (limbs_bigint.c; here so that a host test checks it). The
- * values stay small where they can: they cost the trace tokens by their size.
+/* A column of a product, C = over · 2^64 + (high + carries) · 2^32 + low < 2^67 (as integers: high +
+ * carries may pass 2^32, carries < 2^5), split as C = c2 · 10^18 + c1 · 10^9 + r with r < 10^9 (the
+ * return value), c1 < 1.135 · 10^9 and c2 < 148, by multiplications with two reciprocals and one
+ * correction (limbs_bigint.c; here so that a host test checks it). The values stay small where they
+ * can: they cost the trace tokens by their size.
  *
- * c2: x0 = floor(C / 2^56) = over << 8 | high >> 24 < 2^11, and c2 = floor(x0 · K1 / 2^15), K1 =
- * floor(2^71 / 10^18) = 2361 (x0 · K1 < 2^23), is at most C / 10^18. With x0 > C / 2^56 - 1 and K1 >
- * 2^71 / 10^18 - 1, x0 · K1 / 2^15 > C / 10^18 - 2^56 / 10^18 - x0 / 2^15 > C / 10^18 - 0.135: c2
+ * c2: x0 = over << 8 | high >> 24 < 2^11 is floor(C' / 2^56) for C' = C - carries · 2^32 - low, so
+ * C / 2^56 - 2^-19 - 1 < x0 <= C / 2^56, and c2 = floor(x0 · K1 / 2^15), K1 = floor(2^71 / 10^18) =
+ * 2361 (x0 · K1 < 2^23), is at most C / 10^18; with K1 > 2^71 / 10^18 - 1, x0 · K1 / 2^15 > C / 10^18
+ * - (1 + 2^-19) · 2^56 / 10^18 - x0 / 2^15 > C / 10^18 - 0.135: c2
  * is floor(C / 10^18) or one less, and R = C - c2 · 10^18 < 1.135 · 10^18 < 2^60. R is worked out
- * modulo 2^64 from high and low alone, exact since 0 <= R < 2^64.
+ * modulo 2^64 from high + carries and low alone, exact since 0 <= R < 2^64.
  * c1: x = floor(R / 2^28) = R_high << 4 | R_low >> 28 < 4.23 · 10^9, and c1 = floor(x · K2 / 2^32),
  * K2 = floor(2^60 / 10^9) = 2^60 / 10^9 - 0.6068..., is at most R / 10^9, and above R / 10^9 -
  * 2^28 / 10^9 - 0.6069 · x / 2^32 > R / 10^9 - 0.27 - 0.6 > R / 10^9 - 1: floor(R / 10^9) or one less. So r = R - c1 · 10^9 < 2 · 10^9 < 2^32 is exact in the
@@ -84,9 +86,11 @@ static inline uint32_t divide_normalized(uint32_t u1, uint32_t u0, uint32_t d, u
 #define COLUMN_K2 1152921504u /* floor(2^60 / 10^9) */
 #define TEN18_HIGH 232830643u /* 10^18 = TEN18_HIGH · 2^32 + TEN18_LOW */
 #define TEN18_LOW 2808348672u
-static inline uint32_t split_column(uint32_t over, uint32_t high, uint32_t low, uint32_t* c1_out, uint32_t* c2_out) {
+static inline uint32_t split_column(uint32_t over, uint32_t high, uint32_t carries, uint32_t low, uint32_t* c1_out,
+                                    uint32_t* c2_out) {
     uint32_t x0 = over << 8 | high >> 24;
     uint32_t c2 = x0 * COLUMN_K1 >> 15;
+    high += carries;
     uint64_t low_part = (uint64_t)c2 * TEN18_LOW;
     uint32_t r_low = low - (uint32_t)low_part;
     uint32_t r_high = high - c2 * TEN18_HIGH - (uint32_t)(low_part >> 32) - (low < (uint32_t)low_part);

@@ -218,7 +218,8 @@ TEST(CalcFirmware, PlacingReciprocalsAreExactOverTheirRange) {
   }
 }
 
-// split_column (limbs.h), the unit's per-column split, compiled for the host: C = c2 · 10^18 + c1 ·
+// split_column (limbs.h), the unit's per-column split, compiled for the host (part of the high word
+// given as the low words' carries): C = c2 · 10^18 + c1 ·
 // 10^9 + r with r < 10^9, c1 < 1.135 · 10^9 and c2 floor(C / 10^18) or one less, for edge values and
 // millions of random columns over all of [0, 2^67), many near multiples of 10^9 and 10^18 and near
 // 2^67 and the word boundaries.
@@ -230,8 +231,12 @@ TEST(CalcFirmware, ColumnSplitIsExactOverItsRange) {
     if (c >= top) return;
     ++checked;
     std::uint32_t c1 = 0, c2 = 0;
-    const std::uint32_t r = split_column(static_cast<std::uint32_t>(c >> 64), static_cast<std::uint32_t>(c >> 32),
-                                         static_cast<std::uint32_t>(c), &c1, &c2);
+    // Some of the high word as the low words' carries (up to 16, as the firmware counts them).
+    const std::uint32_t carries = static_cast<std::uint32_t>(checked % 17);
+    const u128 rest = c >= (static_cast<u128>(carries) << 32) ? c - (static_cast<u128>(carries) << 32) : c;
+    const std::uint32_t given = rest == c ? 0 : carries;
+    const std::uint32_t r = split_column(static_cast<std::uint32_t>(rest >> 64), static_cast<std::uint32_t>(rest >> 32),
+                                         given, static_cast<std::uint32_t>(rest), &c1, &c2);
     const u128 e18 = 1'000'000'000'000'000'000ull, whole_c2 = c / e18;
     const bool good = static_cast<u128>(c2) * e18 + static_cast<u128>(c1) * 1'000'000'000u + r == c &&
                       r < 1'000'000'000u && c1 < 1'135'000'000u && c2 <= whole_c2 && c2 + 1 >= whole_c2 + 0;
