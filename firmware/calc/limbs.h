@@ -123,14 +123,11 @@ limb_t limb_divide(const limb_divisor* divisor, limb_t high, limb_t low, limb_t*
 limb_t limbs_div_1(limb_t* q, const limb_t* a, int n, const limb_divisor* divisor);
 
 #ifdef RVFORMER_BIGINT_UNIT
-/* The longest operand limbs_addmul_unit takes: its windows read 7 entries of A beyond the operand,
+/* The longest operand limbs_mul_unit takes: its windows read 7 entries of A beyond the operand,
  * and 7 of B below index 0, which wrap to B[121..127]; both must be zero and apart from the digits. */
 #define LIMBS_UNIT_MAX 121
-/* r[0 .. n_a + n_b) += a * b with the big-integer unit (limbs_bigint.c), 1 <= n_a, n_b <=
- * LIMBS_UNIT_MAX, r overlapping neither; returns the carry out of r[n_a + n_b - 1] (0 or 1). */
-limb_t limbs_addmul_unit(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n_b);
-/* r[0 .. n_a + n_b) = a * b, the same way without reading r first; r may overlap a and b, which the
- * unit reads in whole before it writes a limb of r. */
+/* r[0 .. n_a + n_b) = a * b with the big-integer unit (limbs_bigint.c), 1 <= n_a, n_b <=
+ * LIMBS_UNIT_MAX. r may overlap a and b: the unit reads both in whole before it writes a limb of r. */
 void limbs_mul_unit(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n_b);
 #endif
 

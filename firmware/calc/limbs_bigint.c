@@ -56,9 +56,7 @@ static inline void put_b(const limb_t* b, int n) {
 /* A[a_dirty ..] are zero. */
 static int a_dirty;
 
-/* r += a * b (accumulate) or r = a * b (r's old limbs unread), returning the carry out. */
-static inline __attribute__((always_inline)) limb_t unit_product(limb_t* r, const limb_t* a, int n_a, const limb_t* b,
-                                                                 int n_b, int accumulate) {
+void limbs_mul_unit(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n_b) {
     put_a(a, n_a);
     for (int i = n_a; i < a_dirty && i < n_a + 7; ++i) bz_puta((uint32_t)i, 0);
     if (n_a > a_dirty) a_dirty = n_a;
@@ -73,7 +71,7 @@ static inline __attribute__((always_inline)) limb_t unit_product(limb_t* r, cons
     for (int k = 0; k < last; ++k) {
         /* The column as low + (high + low_carries) · 2^32 + over · 2^64: the carries out of the low
          * words are counted apart (small values, one token each) and join the high word in the split. */
-        uint32_t low = accumulate ? carry_in + r[k] : carry_in;
+        uint32_t low = carry_in;
         uint32_t low_carries = 0, high = 0, over = 0;
         int i = start;
         /* (end - i) / 8 + 1 windows: an odd count starts with one on its own, then two at a time. */
@@ -99,24 +97,9 @@ static inline __attribute__((always_inline)) limb_t unit_product(limb_t* r, cons
         start += k >= n_b - 1;
         end += end < n_a - 1;
     }
-    /* The top column has no products; the sum fits n_a + n_b limbs and one carry, so its carry out,
-     * carry_next plus what carries out of r[last] + carry_in (below 2^31), is 0 or 1. */
-    uint32_t top = accumulate ? carry_in + r[last] : carry_in;
-    limb_t carry = carry_next;
-    if (top >= LIMB_BASE) {
-        top -= LIMB_BASE;
-        carry += 1;
-    }
-    r[last] = top;
-    return carry;
-}
-
-limb_t limbs_addmul_unit(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n_b) {
-    return unit_product(r, a, n_a, b, n_b, 1);
-}
-
-void limbs_mul_unit(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n_b) {
-    unit_product(r, a, n_a, b, n_b, 0); /* the product fits: no carry out */
+    /* The top column has no products, and the product fits n_a + n_b limbs: its limb is what
+     * carries into it, and nothing carries out (carry_next is 0). */
+    r[last] = carry_in;
 }
 
 #endif

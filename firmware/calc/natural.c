@@ -110,23 +110,32 @@ static void schoolbook(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int
  * 4 x 4 limbs, and n x 2 for any n). */
 static int unit_pays(int n_a, int n_b) { return 5 * n_a * n_b > 12 * (n_a + n_b); }
 
-/* r = a * b with the unit, r has n_a + n_b limbs: tiles of up to LIMBS_UNIT_MAX limbs of each. */
+/* r = a * b with the unit, r has n_a + n_b limbs: tiles of up to LIMBS_UNIT_MAX limbs of each, each
+ * product made apart and added in (schoolbook rows when the arena has no room for one). */
 static void unit_multiply(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n_b) {
     if (n_a <= LIMBS_UNIT_MAX && n_b <= LIMBS_UNIT_MAX) {
-        limbs_mul_unit(r, a, n_a, b, n_b); /* one tile: nothing to add to */
+        limbs_mul_unit(r, a, n_a, b, n_b); /* one tile */
         return;
     }
+    if (arena_room() < 2 * LIMBS_UNIT_MAX) {
+        schoolbook(r, a, n_a, b, n_b);
+        return;
+    }
+    limb_t* mark = arena_next;
+    limb_t* tile_product = arena_allocate(2 * LIMBS_UNIT_MAX);
     limbs_zero(r, n_a + n_b);
     for (int j = 0; j < n_b; j += LIMBS_UNIT_MAX) {
         int length_b = n_b - j < LIMBS_UNIT_MAX ? n_b - j : LIMBS_UNIT_MAX;
         for (int i = 0; i < n_a; i += LIMBS_UNIT_MAX) {
             int length_a = n_a - i < LIMBS_UNIT_MAX ? n_a - i : LIMBS_UNIT_MAX;
             limb_t* tile = r + i + j;
-            limb_t carry = limbs_addmul_unit(tile, a + i, length_a, b + j, length_b);
             int end = length_a + length_b;
+            limbs_mul_unit(tile_product, a + i, length_a, b + j, length_b);
+            limb_t carry = limbs_add(tile, tile, tile_product, end);
             limbs_add_1(tile + end, tile + end, n_a + n_b - i - j - end, carry);
         }
     }
+    arena_next = mark;
 }
 #endif
 
