@@ -48,7 +48,7 @@ typedef struct {
 } limb_divisor;
 
 /* (u1 * 2^32 + u0) / d for d with its top bit set, u1 < d, and v = floor((2^64 - 1) / d) - 2^32
- * (Möller and Granlund; here so that limbs_bigint.c divides the same way). */
+ * (Möller and Granlund). */
 static inline uint32_t divide_normalized(uint32_t u1, uint32_t u0, uint32_t d, uint32_t v, uint32_t* remainder) {
     uint64_t p = (uint64_t)v * u1;
     uint32_t q0 = (uint32_t)p + u0;
