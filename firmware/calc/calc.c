@@ -342,16 +342,38 @@ static inline void push_limb(digit_reader* r, limb_t limb) {
     ++r->limbs;
 }
 
-/* Reads a run of digits from c on; returns how many, leaving the byte after them in *c. Three digits
- * at a time once the limb holds a multiple of three: the group (below 1000, cheap values in the
- * trace) is made digit by digit and joins the limb in one product, pending · 1000 + group. */
+/* Up to three digits from *byte on, made digit by digit (values below 1000, cheap in the trace):
+ * returns how many, their value in *value, and leaves the byte after them in *byte. */
+static inline int read_group(int* byte, unsigned* value) {
+    unsigned first = (unsigned)(*byte - '0');
+    if (first > 9) return 0;
+    *byte = read_byte();
+    unsigned second = (unsigned)(*byte - '0');
+    if (second > 9) {
+        *value = first;
+        return 1;
+    }
+    *byte = read_byte();
+    unsigned third = (unsigned)(*byte - '0');
+    if (third > 9) {
+        *value = first * 10 + second;
+        return 2;
+    }
+    *value = (first * 10 + second) * 10 + third;
+    *byte = read_byte();
+    return 3;
+}
+
+/* Reads a run of digits from c on; returns how many, leaving the byte after them in *c. A limb
+ * begun before (after a decimal point) is finished digit by digit; then whole limbs are read as
+ * three groups of three digits, joined in two products, g1 · 10^6 + g2 · 1000 + g3, and a short
+ * run at the end stays pending. */
 static int read_digits(digit_reader* r, int* c) {
     int before = LIMB_DIGITS * r->limbs + r->pending_digits;
     limb_t pending = r->pending;
     int pending_digits = r->pending_digits, byte = *c;
     unsigned digit;
-    /* Digit by digit until the limb holds 0, 3 or 6 digits (bits 0, 3 and 6 of 0x49). */
-    while (!((0x49 >> pending_digits) & 1) && (digit = (unsigned)(byte - '0')) <= 9) {
+    while (pending_digits != 0 && (digit = (unsigned)(byte - '0')) <= 9) {
         pending = pending * 10 + digit;
         if (++pending_digits == LIMB_DIGITS) {
             push_limb(r, pending);
@@ -360,31 +382,32 @@ static int read_digits(digit_reader* r, int* c) {
         }
         byte = read_byte();
     }
-    uint32_t thousand = opaque(1000);
-    unsigned first;
-    while ((first = (unsigned)(byte - '0')) <= 9) {
-        byte = read_byte();
-        unsigned second = (unsigned)(byte - '0');
-        if (second > 9) {
-            pending = pending * 10 + first;
-            pending_digits += 1;
-            break;
+    if (pending_digits == 0) {
+        uint32_t thousand = opaque(1000), million = opaque(1000000);
+        for (;;) {
+            unsigned g1, g2, g3, scale;
+            int n = read_group(&byte, &g1);
+            if (n < 3) {
+                pending = n ? g1 : 0;
+                pending_digits = n;
+                break;
+            }
+            n = read_group(&byte, &g2);
+            if (n < 3) {
+                scale = n == 0 ? 1 : n == 1 ? 10 : 100;
+                pending = g1 * scale + (n ? g2 : 0);
+                pending_digits = 3 + n;
+                break;
+            }
+            n = read_group(&byte, &g3);
+            if (n < 3) {
+                scale = n == 0 ? 1 : n == 1 ? 10 : 100;
+                pending = (g1 * thousand + g2) * scale + (n ? g3 : 0);
+                pending_digits = 6 + n;
+                break;
+            }
+            push_limb(r, g1 * million + opaque(g2 * thousand) + g3);
         }
-        byte = read_byte();
-        unsigned third = (unsigned)(byte - '0');
-        if (third > 9) {
-            pending = pending * 100 + (first * 10 + second);
-            pending_digits += 2;
-            break;
-        }
-        pending = pending * thousand + opaque((first * 10 + second) * 10 + third);
-        pending_digits += 3;
-        if (pending_digits == LIMB_DIGITS) {
-            push_limb(r, pending);
-            pending = 0;
-            pending_digits = 0;
-        }
-        byte = read_byte();
     }
     *c = byte;
     r->pending = pending;
@@ -395,8 +418,8 @@ static int read_digits(digit_reader* r, int* c) {
 static void store_number(digit_reader r, int fraction_digits);
 
 /* Reads a number: digits with at most one decimal point, into the arena as it comes (leading zeros
- * only counted). The limbs arrive most significant first and the last one short: they are reversed
- * and shifted at the end. */
+ * only counted). The limbs arrive most significant first and the last one short: place_limbs puts
+ * them in place at the end. */
 static void read_number(reader* in) {
     int c = in->c, digits = 0, fraction_digits = 0, point = 0;
     for (;; c = read_byte()) {
@@ -435,26 +458,39 @@ static void read_number(reader* in) {
     store_number(r, fraction_digits);
 }
 
+/* s[0 .. m) holds whole limbs, most significant first, and pending the d digits read after them;
+ * makes s[0 .. m] the number they write, least significant limb first, in one pass from both ends.
+ * Output limb j is (s[m - 1 - j] mod 10^(9 - d)) · 10^d + floor(s[m - j] / 10^(9 - d)), with pending
+ * for the quotient below the lowest limb and 0 above the top one; each limb read is split once, and
+ * the parts that go to the next step's limbs wait in registers. */
+static void place_limbs(limb_t* s, int m, int d, limb_t pending) {
+    uint32_t inverse = LIMB_SPLIT_INVERSE[d], shift = LIMB_SPLIT_SHIFT[d];
+    limb_t divisor = POWERS_OF_TEN[LIMB_DIGITS - d], scale = POWERS_OF_TEN[d];
+    limb_t up = pending; /* the quotient of the limb read last from the top end */
+    limb_t down = 0;     /* the remainder · 10^d of the limb read last from the bottom end */
+    int t = 0, u = m - 1;
+    for (; t <= u; ++t, --u) {
+        limb_t a = s[t], b = s[u];
+        limb_t a_top = (limb_t)(((uint64_t)a * inverse) >> 32) >> shift;
+        limb_t b_top = (limb_t)(((uint64_t)b * inverse) >> 32) >> shift;
+        limb_t a_low = (a - a_top * divisor) * scale, b_low = (b - b_top * divisor) * scale;
+        s[t] = b_low + up;
+        s[u + 1] = down + a_top;
+        up = b_top;
+        down = a_low;
+    }
+    if (t == u + 1) s[t] = down + up; /* m even: the middle limb */
+}
+
 /* Turns the limbs read into the number's value on the value stack. */
 static void store_number(digit_reader r, int fraction_digits) {
-    for (int i = 0, j = r.limbs - 1; i < j; ++i, --j) {
-        limb_t t = r.start[i];
-        r.start[i] = r.start[j];
-        r.start[j] = t;
-    }
     if (setjmp(*overflow_jump)) {
         failure = status_text(CALC_TOO_LARGE);
         push_value(placeholder(r.start));
         return;
     }
-    /* In place, with one more limb: x = limbs · 10^pending_digits + pending. */
-    limb_t scale = 1;
-    for (int i = 0; i < r.pending_digits; ++i) scale *= 10;
-    limb_t* top = arena_allocate(1);
-    *top = limbs_mul_1(r.start, r.start, r.limbs, scale);
-    limb_t low = r.start[0] + r.pending; /* r.start[0] is 0 when there are no limbs: top is r.start */
-    r.start[0] = low >= LIMB_BASE ? low - LIMB_BASE : low;
-    limbs_add_1(r.start + 1, r.start + 1, r.limbs, low >= LIMB_BASE);
+    arena_allocate(1); /* r.start[r.limbs], the top limb */
+    place_limbs(r.start, r.limbs, r.pending_digits, r.pending);
     natural x = natural_trim((natural){r.start, r.limbs + 1});
     push_value(rational_from_decimal(x, fraction_digits, r.start));
 }

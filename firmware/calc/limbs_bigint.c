@@ -10,10 +10,11 @@
  * is at most 121 limbs), so they stay zero from the start; entries of A that an earlier, longer
  * operand left are zeroed as far as a window can reach.
  *
- * A window's sum is below 8 · 10^18 < 2^63 and a column's (at most 16 windows, plus the carry and
- * r[k]) below 2^68: the column is a 96-bit value, a low word and a 64-bit high part, split into its
- * limb and the carry into the next column by two divisions by 10^9 with the reciprocal
- * (divide_normalized, limbs.h), never the division instruction.
+ * A window's sum is below 8 · 10^18 < 2^63 and a column's (at most 16 windows, plus r[k] and the
+ * carries in) below 1.29 · 10^20 < 2^67: the column is a low word, a high word and a small overflow
+ * word, split with reciprocals (split_column, limbs.h; never the division instruction) as c2 · 10^18 +
+ * c1 · 10^9 + its limb. c1 goes into the next column and c2 into the one after, both one word: what
+ * a column starts with, r[k] + c1 + c2 < 2.14 · 10^9 < 2^31, needs no carry out of its low word.
  */
 #include "limbs.h"
 
@@ -21,63 +22,84 @@
 
 #include <rvformer_bigint.h>
 
-/* 10^9 · 4, the normalized divisor, and its reciprocal floor((2^64 - 1) / (4 · 10^9)) - 2^32. */
-#define BASE_NORMAL 4000000000u
-#define BASE_INVERSE 316718722u
+/* *sum += value, and *carries += 1 if that wrapped: three instructions, written out so that the
+ * compiler neither keeps the old sum alive for the comparison nor moves it between registers. */
+static inline void add_counting(uint32_t* sum, uint32_t* carries, uint32_t value) {
+    __asm__("add %0, %0, %2\n\tsltu %2, %0, %2\n\tadd %1, %1, %2" : "+r"(*sum), "+r"(*carries), "+r"(value));
+}
 
-/* (high · 2^32 + low) / 10^9 for high < 10^9; the remainder goes to *remainder. */
-static inline uint32_t divide_base(uint32_t high, uint32_t low, uint32_t* remainder) {
-    uint32_t r;
-    uint32_t q = divide_normalized(high << 2 | low >> 30, low << 2, BASE_NORMAL, BASE_INVERSE, &r);
-    *remainder = r >> 2;
-    return q;
+/* A[0 .. n) = a and B[0 .. n) = b, four limbs an iteration (fewer loop steps in the trace). */
+static inline void put_a(const limb_t* a, int n) {
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        limb_t x0 = a[i], x1 = a[i + 1], x2 = a[i + 2], x3 = a[i + 3];
+        bz_puta((uint32_t)i, x0);
+        bz_puta((uint32_t)i + 1, x1);
+        bz_puta((uint32_t)i + 2, x2);
+        bz_puta((uint32_t)i + 3, x3);
+    }
+    for (; i < n; ++i) bz_puta((uint32_t)i, a[i]);
+}
+
+static inline void put_b(const limb_t* b, int n) {
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        limb_t x0 = b[i], x1 = b[i + 1], x2 = b[i + 2], x3 = b[i + 3];
+        bz_putb((uint32_t)i, x0);
+        bz_putb((uint32_t)i + 1, x1);
+        bz_putb((uint32_t)i + 2, x2);
+        bz_putb((uint32_t)i + 3, x3);
+    }
+    for (; i < n; ++i) bz_putb((uint32_t)i, b[i]);
 }
 
 /* A[a_dirty ..] are zero. */
 static int a_dirty;
 
-limb_t limbs_addmul_unit(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n_b) {
-    for (int i = 0; i < n_a; ++i) bz_puta((uint32_t)i, a[i]);
+void limbs_mul_unit(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n_b) {
+    put_a(a, n_a);
     for (int i = n_a; i < a_dirty && i < n_a + 7; ++i) bz_puta((uint32_t)i, 0);
     if (n_a > a_dirty) a_dirty = n_a;
-    for (int j = 0; j < n_b; ++j) bz_putb((uint32_t)j, b[j]);
+    put_b(b, n_b);
 
-    /* The column sum, low + high · 2^32, starts as the carry from the column below. */
-    uint32_t carry_low = 0, carry_high = 0;
+    /* carry_in goes into column k (c1 of column k - 1 and c2 of column k - 2), carry_next into
+     * column k + 1 (c2 of column k - 1). */
+    uint32_t carry_in = 0, carry_next = 0;
     int last = n_a + n_b - 1;
+    /* The column's terms run over i = start .. end: start = max(0, k - n_b + 1), end = min(k, n_a - 1). */
+    int start = 0, end = 0;
     for (int k = 0; k < last; ++k) {
-        /* The column as low + high · 2^32 + over · 2^64; the carries out of the low words are
-         * counted apart (small values, one token each) and join the high word after the windows. */
-        uint32_t low = carry_low + r[k];
-        uint32_t low_carries = low < r[k];
-        uint32_t high = carry_high, over = 0;
-        int i = k - n_b + 1 > 0 ? k - n_b + 1 : 0;
-        int end = k < n_a - 1 ? k : n_a - 1;
-        for (; i <= end; i += 8) {
-            uint32_t dot_low = bz_dotlo((uint32_t)i, (uint32_t)(k - i));
-            uint32_t dot_high = bz_dothi((uint32_t)i, (uint32_t)(k - i));
-            low += dot_low;
-            low_carries += low < dot_low;
-            high += dot_high;
-            over += high < dot_high;
+        /* The column as low + (high + low_carries) · 2^32 + over · 2^64: the carries out of the low
+         * words are counted apart (small values, one token each) and join the high word in the split. */
+        uint32_t low = carry_in;
+        uint32_t low_carries = 0, high = 0, over = 0;
+        int i = start;
+        /* (end - i) / 8 + 1 windows: an odd count starts with one on its own, then two at a time. */
+        if (!((end - i) & 8)) {
+            uint32_t j = (uint32_t)(k - i);
+            add_counting(&low, &low_carries, bz_dotlo((uint32_t)i, j));
+            high = bz_dothi((uint32_t)i, j);
+            i += 8;
         }
-        high += low_carries;
-        over += high < low_carries;
-        uint32_t rest;
-        if (over == 0 && high < LIMB_BASE) {
-            carry_high = 0;
-            rest = high;
-        } else {
-            carry_high = divide_base(over, high, &rest);
+        for (; i <= end; i += 16) {
+            uint32_t j = (uint32_t)(k - i);
+            uint32_t low_1 = bz_dotlo((uint32_t)i, j), high_1 = bz_dothi((uint32_t)i, j);
+            uint32_t low_2 = bz_dotlo((uint32_t)i + 8, j - 8), high_2 = bz_dothi((uint32_t)i + 8, j - 8);
+            add_counting(&low, &low_carries, low_1);
+            add_counting(&low, &low_carries, low_2);
+            /* Each high word is below 8 · 10^18 / 2^32 < 2^31: the two add up without a carry. */
+            add_counting(&high, &over, high_1 + high_2);
         }
-        carry_low = divide_base(rest, low, &r[k]);
+        uint32_t c1, c2;
+        r[k] = split_column(over, high, low_carries, low, &c1, &c2);
+        carry_in = c1 + carry_next;
+        carry_next = c2;
+        start += k >= n_b - 1;
+        end += end < n_a - 1;
     }
-    /* The top column has no products; the carry into it is below 2 · 10^9 (the sum fits n_a + n_b
-     * limbs and one carry), and so the carry out is 0 or 1. */
-    uint32_t top = carry_low + r[last];
-    limb_t carry = top >= LIMB_BASE;
-    r[last] = carry ? top - LIMB_BASE : top;
-    return carry;
+    /* The top column has no products, and the product fits n_a + n_b limbs: its limb is what
+     * carries into it, and nothing carries out (carry_next is 0). */
+    r[last] = carry_in;
 }
 
 #endif

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../limbs.h"
 #include "emulator/emulator.h"
 #include "program/machine_spec.h"
 #include "support/file.h"
@@ -198,6 +199,72 @@ TEST(CalcFirmware, PrintingReciprocalsAreExactOverTheirRanges) {
   EXPECT_EQ(wrong, 0u);
   for (std::uint64_t rest = 0; rest < 1'000'000; ++rest) EXPECT_EQ((rest * 4294968u) >> 32, rest / 1000) << rest;
   for (std::uint32_t group = 0; group < 1000; ++group) EXPECT_EQ((group * 41) >> 12, group / 100) << group;
+}
+
+// The reciprocals that put read limbs in place (LIMB_SPLIT_INVERSE, limbs.h) divide every limb
+// exactly by 10^(9 - d): the estimate never falls below the quotient and grows with v, so checking the
+// last value below each multiple of the divisor (and the multiple itself) covers all of [0, 10^9).
+TEST(CalcFirmware, PlacingReciprocalsAreExactOverTheirRange) {
+  for (int d = 0; d < LIMB_DIGITS; ++d) {
+    const std::uint64_t divisor = POWERS_OF_TEN[LIMB_DIGITS - d];
+    std::uint64_t wrong = 0;
+    auto quotient = [&](std::uint64_t v) {
+      return ((v * LIMB_SPLIT_INVERSE[d]) >> 32) >> LIMB_SPLIT_SHIFT[d];
+    };
+    for (std::uint64_t q = 0; q * divisor < 1'000'000'000u; ++q)
+      wrong += quotient(q * divisor + divisor - 1) != q || quotient(q * divisor) != q;
+    EXPECT_EQ(wrong, 0u) << "d = " << d;
+    EXPECT_EQ(POWERS_OF_TEN[d] * divisor, 1'000'000'000u);
+  }
+}
+
+// split_column (limbs.h), the unit's per-column split, compiled for the host (part of the high word
+// given as the low words' carries): C = c2 · 10^18 + c1 ·
+// 10^9 + r with r < 10^9, c1 < 1.135 · 10^9 and c2 floor(C / 10^18) or one less, for edge values and
+// millions of random columns over all of [0, 2^67), many near multiples of 10^9 and 10^18 and near
+// 2^67 and the word boundaries.
+TEST(CalcFirmware, ColumnSplitIsExactOverItsRange) {
+  using u128 = unsigned __int128;
+  const u128 top = static_cast<u128>(1) << 67;
+  std::uint64_t wrong = 0, checked = 0;
+  auto check = [&](u128 c) {
+    if (c >= top) return;
+    ++checked;
+    std::uint32_t c1 = 0, c2 = 0;
+    // Some of the high word as the low words' carries (up to 16, as the firmware counts them).
+    const std::uint32_t carries = static_cast<std::uint32_t>(checked % 17);
+    const u128 rest = c >= (static_cast<u128>(carries) << 32) ? c - (static_cast<u128>(carries) << 32) : c;
+    const std::uint32_t given = rest == c ? 0 : carries;
+    const std::uint32_t r = split_column(static_cast<std::uint32_t>(rest >> 64), static_cast<std::uint32_t>(rest >> 32),
+                                         given, static_cast<std::uint32_t>(rest), &c1, &c2);
+    const u128 e18 = 1'000'000'000'000'000'000ull, whole_c2 = c / e18;
+    const bool good = static_cast<u128>(c2) * e18 + static_cast<u128>(c1) * 1'000'000'000u + r == c &&
+                      r < 1'000'000'000u && c1 < 1'135'000'000u && c2 <= whole_c2 && c2 + 1 >= whole_c2 + 0;
+    if (!good && wrong++ < 10) ADD_FAILURE() << "column " << static_cast<std::uint64_t>(c >> 64) << " * 2^64 + "
+                                            << static_cast<std::uint64_t>(c);
+  };
+  std::vector<u128> anchors = {0, top, static_cast<u128>(1) << 32, static_cast<u128>(1) << 64,
+                               static_cast<u128>(1) << 60, static_cast<u128>(1) << 35};
+  for (u128 m = 1; m <= 147; ++m) anchors.push_back(m * 1'000'000'000'000'000'000ull);
+  for (std::uint64_t m = 1; m < 8; ++m) anchors.push_back(static_cast<u128>(m) << 64);
+  for (u128 anchor : anchors)
+    for (int d = -3000; d <= 3000; ++d) check(anchor + static_cast<u128>(static_cast<__int128>(d)));
+  std::mt19937_64 random(11);
+  auto below = [&](u128 bound) {
+    u128 v = (static_cast<u128>(random()) << 64) | random();
+    return v % bound;
+  };
+  for (int n = 0; n < 16'000'000; ++n) check(below(top));
+  for (int n = 0; n < 4'000'000; ++n) {  // near multiples of 10^9 and of 10^18
+    const u128 q9 = below(top / 1'000'000'000u) * 1'000'000'000u;
+    const u128 q18 = below(148) * 1'000'000'000'000'000'000ull;
+    const u128 near = static_cast<u128>(random() % 2001) - 1000;
+    check(q9 + near);
+    check(q18 + near + below(1'000'000'000u) * (n & 1));
+  }
+  for (int n = 0; n < 1'000'000; ++n) check(top - 1 - below(static_cast<u128>(1) << 40));  // near 2^67
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_GT(checked, 25'000'000u);
 }
 
 // Numbers of 1 to 60 digits, the point at every place, come back as written: reading's groups of
