@@ -318,6 +318,10 @@ TEST(CalcFirmware, UnitProductsAgreeWithPlainProducts) {
   for (int n : {239, 240, 241, 242, 243, 250}) shapes.push_back({n, n});
   shapes.push_back({250, 121});
   shapes.push_back({250, 122});
+  // Near the arena's end: no room for Karatsuba (1,400 limbs: the unit's tiles) or for a tile's
+  // temporary either (1,534: schoolbook rows).
+  shapes.push_back({1400, 1400});
+  shapes.push_back({1534, 1534});
   std::string input;
   for (auto [a, b] : shapes) input += limbs_of_digits(random, a) + "*" + limbs_of_digits(random, b) + "\n";
   for (int n : {1, 8, 9, 120, 121, 122, 150, 240, 241}) {
