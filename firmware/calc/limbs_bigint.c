@@ -28,39 +28,28 @@ static inline void add_counting(uint32_t* sum, uint32_t* carries, uint32_t value
     __asm__("add %0, %0, %2\n\tsltu %2, %0, %2\n\tadd %1, %1, %2" : "+r"(*sum), "+r"(*carries), "+r"(value));
 }
 
-/* A[0 .. n) = a and B[0 .. n) = b, four limbs an iteration (fewer loop steps in the trace). */
-static inline void put_a(const limb_t* a, int n) {
+/* The unit's memory A or B [0 .. n) = x through `put` (bz_puta or bz_putb, inlined as a constant),
+ * four limbs an iteration (fewer loop steps in the trace). */
+static inline __attribute__((always_inline)) void put_limbs(void (*put)(uint32_t, uint32_t), const limb_t* x, int n) {
     int i = 0;
     for (; i + 4 <= n; i += 4) {
-        limb_t x0 = a[i], x1 = a[i + 1], x2 = a[i + 2], x3 = a[i + 3];
-        bz_puta((uint32_t)i, x0);
-        bz_puta((uint32_t)i + 1, x1);
-        bz_puta((uint32_t)i + 2, x2);
-        bz_puta((uint32_t)i + 3, x3);
+        limb_t x0 = x[i], x1 = x[i + 1], x2 = x[i + 2], x3 = x[i + 3];
+        put((uint32_t)i, x0);
+        put((uint32_t)i + 1, x1);
+        put((uint32_t)i + 2, x2);
+        put((uint32_t)i + 3, x3);
     }
-    for (; i < n; ++i) bz_puta((uint32_t)i, a[i]);
-}
-
-static inline void put_b(const limb_t* b, int n) {
-    int i = 0;
-    for (; i + 4 <= n; i += 4) {
-        limb_t x0 = b[i], x1 = b[i + 1], x2 = b[i + 2], x3 = b[i + 3];
-        bz_putb((uint32_t)i, x0);
-        bz_putb((uint32_t)i + 1, x1);
-        bz_putb((uint32_t)i + 2, x2);
-        bz_putb((uint32_t)i + 3, x3);
-    }
-    for (; i < n; ++i) bz_putb((uint32_t)i, b[i]);
+    for (; i < n; ++i) put((uint32_t)i, x[i]);
 }
 
 /* A[a_dirty ..] are zero. */
 static int a_dirty;
 
 void limbs_mul_unit(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n_b) {
-    put_a(a, n_a);
+    put_limbs(bz_puta, a, n_a);
     for (int i = n_a; i < a_dirty && i < n_a + 7; ++i) bz_puta((uint32_t)i, 0);
     if (n_a > a_dirty) a_dirty = n_a;
-    put_b(b, n_b);
+    put_limbs(bz_putb, b, n_b);
 
     /* carry_in goes into column k (c1 of column k - 1 and c2 of column k - 2), carry_next into
      * column k + 1 (c2 of column k - 1). */
