@@ -153,7 +153,7 @@ int run(const Options& options) {
 int main(int argc, char** argv) {
   CLI::App app{"The calculator firmware per call: instructions, trace tokens and seconds in the weights and on the emulator"};
   Options options;
-  app.add_option("--machine", options.machine, "rvformer (default) or rvformer-large");
+  app.add_option("--machine", options.machine, "rvformer (default), rvformer-large or rvformer-bigint");
   app.add_option("--model", options.model, "Compiled machine checkpoint (default: the cached one)");
   app.add_option("--digits", options.digits, "Operand lengths (default 10,100,1000)")->delimiter(',');
   app.add_option("--weights-limit", options.weights_limit,

@@ -6,7 +6,7 @@
 // tokens/s on a prefix of the same token stream (it must emit the same tokens) as a ratio, and the
 // golden emulator's instructions/s for scale.
 //
-//   machine_bench [--machine rvformer|rvformer-large] [--model DIR] [--dense-tokens N] [PROGRAM...]
+//   machine_bench [--machine rvformer|rvformer-large|rvformer-bigint] [--model DIR] [--dense-tokens N] [PROGRAM...]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -191,7 +191,7 @@ int run(const Options& options) {
 int main(int argc, char** argv) {
   CLI::App app{"Runs programs inside the compiled weights and prints trace speed and shape figures"};
   Options options;
-  app.add_option("--machine", options.machine, "rvformer (default) or rvformer-large");
+  app.add_option("--machine", options.machine, "rvformer (default), rvformer-large or rvformer-bigint");
   app.add_option("--model", options.model, "Compiled machine checkpoint (default: the cached one)");
   app.add_option("--dense-tokens", options.dense_tokens,
                  "Passes per program replayed on the dense reference path to measure its speed (0: skip)");

@@ -25,7 +25,8 @@ static inline int read_byte(void) {
 
 static inline void write_byte(uint32_t c) {
 #ifdef RVFORMER_CONSOLE_ADDRESS
-    *(volatile uint8_t*)RVFORMER_CONSOLE_ADDRESS = (uint8_t)c;
+    /* sb stores the low byte: no zero-extension first (which a volatile uint8_t store costs). */
+    __asm__ volatile("sb %0, 0(%1)" : : "r"(c), "r"(RVFORMER_CONSOLE_ADDRESS));
 #else
     stdout->put((char)c, stdout);
 #endif
@@ -70,6 +71,48 @@ static void write_limb(limb_t limb, int count) {
     }
 }
 
+/* Whole limbs, nine digits each, the cheap way for the trace (values below 2^11 cost one token, wider
+ * ones two or three): a limb splits into three groups of three digits by two reciprocal products,
+ * high = (limb · ceil(2^50 / 10^6)) >> 50 and middle = (rest · ceil(2^32 / 1000)) >> 32, exact for a
+ * limb below 10^9 and a rest below 10^6; a group g < 1000 gives its first digit as (g · 41) >> 12
+ * (exact below 1000) and its last two from a table of the pairs "00" to "99".
+ * calc_firmware_test checks all three over their whole ranges. */
+#define MILLION_RECIPROCAL 1125899907u /* ceil(2^50 / 10^6) */
+#define THOUSAND_RECIPROCAL 4294968u   /* ceil(2^32 / 1000) */
+static const char kDigitPairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* Hides a constant from the optimiser, so that a product by it stays one mul (one cheap value)
+ * instead of a chain of shifts and adds. */
+static inline uint32_t opaque(uint32_t x) {
+    __asm__("" : "+r"(x));
+    return x;
+}
+
+static inline void write_group(uint32_t group, uint32_t c41, uint32_t c100) {
+    uint32_t first = (group * c41) >> 12;
+    const char* pair = kDigitPairs + 2 * (group - first * c100);
+    write_byte('0' + first);
+    write_byte((uint8_t)pair[0]);
+    write_byte((uint8_t)pair[1]);
+}
+
+/* Writes limbs[n - 1] down to limbs[0], nine digits each. */
+static void write_whole_limbs(const limb_t* limbs, int n) {
+    uint32_t c41 = opaque(41), c100 = opaque(100), million = opaque(1000000), thousand = opaque(1000);
+    for (const limb_t* p = limbs + n; p != limbs;) {
+        limb_t limb = *--p;
+        uint32_t high = (uint32_t)(((uint64_t)limb * MILLION_RECIPROCAL) >> 50);
+        uint32_t rest = limb - high * million;
+        uint32_t middle = (uint32_t)(((uint64_t)rest * THOUSAND_RECIPROCAL) >> 32);
+        write_group(high, c41, c100);
+        write_group(middle, c41, c100);
+        write_group(rest - middle * thousand, c41, c100);
+    }
+}
+
 /* x in decimal with a point before its last `fraction_digits` digits (none if 0). */
 static void write_natural(natural x, int fraction_digits) {
     int total = natural_digits(x);
@@ -83,6 +126,15 @@ static void write_natural(natural x, int fraction_digits) {
     for (int i = x.count - 1; i >= 0; --i) {
         int count = i == x.count - 1 ? total - LIMB_DIGITS * (x.count - 1) : LIMB_DIGITS;
         if (before_point == 0) write_byte('.');
+        if (count == LIMB_DIGITS && !(before_point > 0 && before_point < LIMB_DIGITS)) {
+            /* A run of whole limbs: up to the point's limb, or to the end. */
+            int run = before_point > 0 ? before_point / LIMB_DIGITS : i + 1;
+            if (run > i + 1) run = i + 1;
+            write_whole_limbs(x.limbs + i + 1 - run, run);
+            i -= run - 1;
+            before_point -= LIMB_DIGITS * run;
+            continue;
+        }
         if (before_point > 0 && before_point < count) {
             /* The point falls inside this limb: write the limb's two parts around it. */
             limb_t power = 1;
@@ -275,35 +327,99 @@ typedef struct {
     limb_t pending;     /* the digits after the last full limb */
     int pending_digits;
     int stored;         /* 0 once the number no longer fits (or the line already failed) */
+    int room;           /* how many limbs fit, keeping one for store_number's top limb */
 } digit_reader;
 
-/* Reads a run of digits from c on; returns how many, leaving the byte after them in *c. */
+/* Appends a complete limb (nine digits) to the number, above the arena's top: read_number allocates
+ * them when the number ends (nothing else allocates while it is read). */
+static inline void push_limb(digit_reader* r, limb_t limb) {
+    if (r->limbs < r->room) {
+        r->start[r->limbs] = limb;
+    } else if (r->stored) {
+        r->stored = 0;
+        failure = status_text(CALC_TOO_LARGE);
+    }
+    ++r->limbs;
+}
+
+/* Up to three digits from *byte on, made digit by digit (values below 1000, cheap in the trace):
+ * returns how many, their value in *value, and leaves the byte after them in *byte. */
+static inline int read_group(int* byte, unsigned* value) {
+    unsigned first = (unsigned)(*byte - '0');
+    if (first > 9) return 0;
+    *byte = read_byte();
+    unsigned second = (unsigned)(*byte - '0');
+    if (second > 9) {
+        *value = first;
+        return 1;
+    }
+    *byte = read_byte();
+    unsigned third = (unsigned)(*byte - '0');
+    if (third > 9) {
+        *value = first * 10 + second;
+        return 2;
+    }
+    *value = (first * 10 + second) * 10 + third;
+    *byte = read_byte();
+    return 3;
+}
+
+/* Reads a run of digits from c on; returns how many, leaving the byte after them in *c. A limb
+ * begun before (after a decimal point) is finished digit by digit; then whole limbs are read as
+ * three groups of three digits, joined in two products, g1 · 10^6 + g2 · 1000 + g3, and a short
+ * run at the end stays pending. */
 static int read_digits(digit_reader* r, int* c) {
     int before = LIMB_DIGITS * r->limbs + r->pending_digits;
+    limb_t pending = r->pending;
+    int pending_digits = r->pending_digits, byte = *c;
     unsigned digit;
-    while ((digit = (unsigned)(*c - '0')) <= 9) {
-        r->pending = r->pending * 10 + digit;
-        if (++r->pending_digits == LIMB_DIGITS) {
-            if (r->stored && arena_room() < 2) {
-                r->stored = 0;
-                failure = status_text(CALC_TOO_LARGE);
-            }
-            if (r->stored) r->start[r->limbs] = r->pending;
-            arena_allocate(r->stored);
-            ++r->limbs;
-            r->pending = 0;
-            r->pending_digits = 0;
+    while (pending_digits != 0 && (digit = (unsigned)(byte - '0')) <= 9) {
+        pending = pending * 10 + digit;
+        if (++pending_digits == LIMB_DIGITS) {
+            push_limb(r, pending);
+            pending = 0;
+            pending_digits = 0;
         }
-        *c = read_byte();
+        byte = read_byte();
     }
-    return LIMB_DIGITS * r->limbs + r->pending_digits - before;
+    if (pending_digits == 0) {
+        uint32_t thousand = opaque(1000), million = opaque(1000000);
+        for (;;) {
+            unsigned g1, g2, g3, scale;
+            int n = read_group(&byte, &g1);
+            if (n < 3) {
+                pending = n ? g1 : 0;
+                pending_digits = n;
+                break;
+            }
+            n = read_group(&byte, &g2);
+            if (n < 3) {
+                scale = n == 0 ? 1 : n == 1 ? 10 : 100;
+                pending = g1 * scale + (n ? g2 : 0);
+                pending_digits = 3 + n;
+                break;
+            }
+            n = read_group(&byte, &g3);
+            if (n < 3) {
+                scale = n == 0 ? 1 : n == 1 ? 10 : 100;
+                pending = (g1 * thousand + g2) * scale + (n ? g3 : 0);
+                pending_digits = 6 + n;
+                break;
+            }
+            push_limb(r, g1 * million + opaque(g2 * thousand) + g3);
+        }
+    }
+    *c = byte;
+    r->pending = pending;
+    r->pending_digits = pending_digits;
+    return LIMB_DIGITS * r->limbs + pending_digits - before;
 }
 
 static void store_number(digit_reader r, int fraction_digits);
 
 /* Reads a number: digits with at most one decimal point, into the arena as it comes (leading zeros
- * only counted). The limbs arrive most significant first and the last one short: they are reversed
- * and shifted at the end. */
+ * only counted). The limbs arrive most significant first and the last one short: place_limbs puts
+ * them in place at the end. */
 static void read_number(reader* in) {
     int c = in->c, digits = 0, fraction_digits = 0, point = 0;
     for (;; c = read_byte()) {
@@ -316,7 +432,7 @@ static void read_number(reader* in) {
             break;
         }
     }
-    digit_reader r = {arena_top(), 0, 0, 0, !failure};
+    digit_reader r = {arena_top(), 0, 0, 0, !failure, failure ? 0 : arena_room() - 1};
     for (;;) {
         int run = read_digits(&r, &c);
         digits += run;
@@ -325,6 +441,7 @@ static void read_number(reader* in) {
         point = 1;
         c = read_byte();
     }
+    if (r.stored) arena_allocate(r.limbs);
     int start_column = in->column;
     in->c = c;
     in->column += digits + point;
@@ -341,26 +458,39 @@ static void read_number(reader* in) {
     store_number(r, fraction_digits);
 }
 
+/* s[0 .. m) holds whole limbs, most significant first, and pending the d digits read after them;
+ * makes s[0 .. m] the number they write, least significant limb first, in one pass from both ends.
+ * Output limb j is (s[m - 1 - j] mod 10^(9 - d)) · 10^d + floor(s[m - j] / 10^(9 - d)), with pending
+ * for the quotient below the lowest limb and 0 above the top one; each limb read is split once, and
+ * the parts that go to the next step's limbs wait in registers. */
+static void place_limbs(limb_t* s, int m, int d, limb_t pending) {
+    uint32_t inverse = LIMB_SPLIT_INVERSE[d], shift = LIMB_SPLIT_SHIFT[d];
+    limb_t divisor = POWERS_OF_TEN[LIMB_DIGITS - d], scale = POWERS_OF_TEN[d];
+    limb_t up = pending; /* the quotient of the limb read last from the top end */
+    limb_t down = 0;     /* the remainder · 10^d of the limb read last from the bottom end */
+    int t = 0, u = m - 1;
+    for (; t <= u; ++t, --u) {
+        limb_t a = s[t], b = s[u];
+        limb_t a_top = (limb_t)(((uint64_t)a * inverse) >> 32) >> shift;
+        limb_t b_top = (limb_t)(((uint64_t)b * inverse) >> 32) >> shift;
+        limb_t a_low = (a - a_top * divisor) * scale, b_low = (b - b_top * divisor) * scale;
+        s[t] = b_low + up;
+        s[u + 1] = down + a_top;
+        up = b_top;
+        down = a_low;
+    }
+    if (t == u + 1) s[t] = down + up; /* m even: the middle limb */
+}
+
 /* Turns the limbs read into the number's value on the value stack. */
 static void store_number(digit_reader r, int fraction_digits) {
-    for (int i = 0, j = r.limbs - 1; i < j; ++i, --j) {
-        limb_t t = r.start[i];
-        r.start[i] = r.start[j];
-        r.start[j] = t;
-    }
     if (setjmp(*overflow_jump)) {
         failure = status_text(CALC_TOO_LARGE);
         push_value(placeholder(r.start));
         return;
     }
-    /* In place, with one more limb: x = limbs · 10^pending_digits + pending. */
-    limb_t scale = 1;
-    for (int i = 0; i < r.pending_digits; ++i) scale *= 10;
-    limb_t* top = arena_allocate(1);
-    *top = limbs_mul_1(r.start, r.start, r.limbs, scale);
-    limb_t low = r.start[0] + r.pending; /* r.start[0] is 0 when there are no limbs: top is r.start */
-    r.start[0] = low >= LIMB_BASE ? low - LIMB_BASE : low;
-    limbs_add_1(r.start + 1, r.start + 1, r.limbs, low >= LIMB_BASE);
+    arena_allocate(1); /* r.start[r.limbs], the top limb */
+    place_limbs(r.start, r.limbs, r.pending_digits, r.pending);
     natural x = natural_trim((natural){r.start, r.limbs + 1});
     push_value(rational_from_decimal(x, fraction_digits, r.start));
 }

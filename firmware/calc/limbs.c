@@ -8,24 +8,6 @@
  */
 #include "limbs.h"
 
-/* (u1 * 2^32 + u0) / d for d with its top bit set, u1 < d, and v = floor((2^64 - 1) / d) - 2^32. */
-static inline uint32_t divide_normalized(uint32_t u1, uint32_t u0, uint32_t d, uint32_t v, uint32_t* remainder) {
-    uint64_t p = (uint64_t)v * u1;
-    uint32_t q0 = (uint32_t)p + u0;
-    uint32_t q1 = (uint32_t)(p >> 32) + u1 + 1 + (q0 < u0);
-    uint32_t r = u0 - q1 * d;
-    if (r > q0) {
-        q1 -= 1;
-        r += d;
-    }
-    if (r >= d) {
-        q1 += 1;
-        r -= d;
-    }
-    *remainder = r;
-    return q1;
-}
-
 /* floor(2^61 / 10^9): t / 10^9 = (t / 2^29) · (2^29 / 10^9). */
 #define SPLIT_RECIPROCAL 2305843009u
 

@@ -30,6 +30,10 @@ int natural_is_one(natural x);
 natural natural_add(natural a, natural b);
 natural natural_sub(natural a, natural b);  /* a >= b */
 natural natural_mul(natural a, natural b);
+/* a * b written at `destination`, over a and b, when both lie in the arena at or above it and the
+ * unit takes them in one tile (it reads both before it writes a limb): returns 1 with the product in
+ * *product and everything above it released, or 0 (nothing done) otherwise or without the unit. */
+int natural_mul_over(natural a, natural b, limb_t* destination, natural* product);
 natural natural_mul_limb(natural a, limb_t m);
 /* a = q * b + r, 0 <= r < b, b > 0: q then r, allocated in that order (either pointer may be 0 when
  * that result is not wanted; it is still allocated). */

@@ -74,8 +74,15 @@ static rational add(rational x, rational y, limb_t* destination) {
 }
 
 static rational multiply(rational x, rational y, limb_t* destination) {
-    natural numerator = natural_mul(x.numerator, y.numerator);
     int negative = x.negative != y.negative;
+#ifdef RVFORMER_BIGINT_UNIT
+    /* With the unit, a product of two integers can go straight to the destination, over them. */
+    natural product;
+    if (rational_is_integer(x) && rational_is_integer(y) &&
+        natural_mul_over(x.numerator, y.numerator, destination, &product))
+        return (rational){product, {0, 0}, negative};
+#endif
+    natural numerator = natural_mul(x.numerator, y.numerator);
     if (rational_is_integer(x) && rational_is_integer(y))
         return place(numerator, (natural){0, 0}, negative, destination);
     return reduce(numerator, natural_mul(denominator(x), denominator(y)), negative, destination);

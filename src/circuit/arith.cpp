@@ -179,7 +179,7 @@ namespace {
 // Rewrites column counts in binary: count c of column m (0 ≤ c ≤ max[m]) becomes bits b_k(c) added
 // to column m + k. With r_s = relu(c − s), b_k(c) = Σ_s r_s·(δ_k(s+1) − δ_k(s)) where
 // δ_k(t) = b_k(t) − b_k(t−1): one neuron per possible value, all writing the new counts.
-std::vector<SignalId> rewrite_counts(Gates& g, const std::string& name, const std::vector<SignalId>& counts,
+std::vector<SignalId> rewrite_counts(Gates& g, const std::string& name, const std::vector<Form>& counts,
                                      std::vector<int>& max) {
   int columns = static_cast<int>(counts.size());
   std::vector<int> new_max(columns, 0);
@@ -196,7 +196,7 @@ std::vector<SignalId> rewrite_counts(Gates& g, const std::string& name, const st
         int w = delta(k, s + 1) - delta(k, s);
         if (w != 0) down.push_back({out[m + k], static_cast<double>(w)});
       }
-      if (!down.empty()) g.circuit().add_neuron(Neuron{(F(counts[m]) - s).terms(), Form(1.0).terms(), down, 1, g.unit()});
+      if (!down.empty()) g.circuit().add_neuron(Neuron{(counts[m] - s).terms(), Form(1.0).terms(), down, 1, g.unit()});
     }
   }
   max = new_max;
@@ -204,6 +204,30 @@ std::vector<SignalId> rewrite_counts(Gates& g, const std::string& name, const st
 }
 
 }  // namespace
+
+// Moves the eights of large column counts three columns up: count c of column m (0 ≤ c ≤ max[m])
+// becomes c − 8q there and q = ⌊c/8⌋ in column m + 3, q counted by a step neuron pair per multiple
+// of 8. That takes about max/4 neurons a column where rewriting c in binary takes max.
+std::vector<Form> carry_eights(Gates& g, const std::string& name, const std::vector<Form>& counts, std::vector<int>& max) {
+  int columns = static_cast<int>(counts.size());
+  std::vector<Form> out = counts;
+  std::vector<int> new_max(max);
+  for (int m = 0; m < columns; ++m) {
+    int steps = max[m] / 8;
+    if (steps == 0) continue;
+    SignalId eights = g.signal(indexed(name, m), 0, steps);
+    for (int j = 1; j <= steps; ++j) {
+      g.add_relu(eights, counts[m] - (8 * j - 1));
+      g.add_relu(eights, counts[m] - 8 * j, -1);
+    }
+    out[m] -= 8 * F(eights);
+    new_max[m] = 7;
+    if (m + 3 < columns) out[m + 3] += F(eights);
+  }
+  for (int m = 0; m + 3 < columns; ++m) new_max[m + 3] += max[m] / 8;
+  max = new_max;
+  return out;
+}
 
 Bits multiply32(Gates g, const Bits& a, const Bits& b, const std::vector<Enable>& a_signed,
                 const std::vector<Enable>& b_signed, const Form& high, const Enable& enable) {
@@ -216,14 +240,26 @@ Bits multiply_accumulate(Gates g, const Bits& a, const Bits& b, const std::vecto
                          const std::vector<ExtraRow>& rows, SignalId any) {
   // Stage 1: column counts of the partial products. A signed operand x = x_u − 2^32·x31 adds, mod
   // 2^64, the 32-bit complement of x31·(other operand) plus 1, at columns 32..63 (Baugh–Wooley).
+  // Rows of a later group count into columns of their own, so that they may be computed in a
+  // later layer than the product's.
   std::vector<SignalId> count;
   std::vector<int> max(64, 0);
   for (int m = 0; m < 64; ++m) max[m] = (m <= 62 ? std::min(m, 62 - m) + 1 : 0) + (m >= 32 ? 2 : 0) + (m == 32 ? 2 : 0);
-  for (const ExtraRow& row : rows) ++max[row.column];
-  for (int m = 0; m < 64; ++m) count.push_back(g.signal(indexed("count", m), 0, std::max(max[m], 1)));
+  std::vector<int> own_max = max;
+  for (const ExtraRow& row : rows) (row.later ? max : own_max)[row.column] += 1;
+  for (const ExtraRow& row : rows) max[row.column] += row.later ? 0 : 1;
+  for (int m = 0; m < 64; ++m) count.push_back(g.signal(indexed("count", m), 0, std::max(own_max[m], 1)));
+  std::vector<SignalId> later_count(64, 0);
+  for (const ExtraRow& row : rows) {
+    if (!row.later) continue;
+    SignalId& c = later_count[row.column];
+    if (!c) c = g.signal(indexed("later_count", row.column), 0, max[row.column] - own_max[row.column]);
+    g.add_all(c, row.literals);
+  }
   for (int i = 0; i < 32; ++i)
     for (int j = 0; j < 32; ++j) g.add_all(count[i + j], product.with({lit(a[i]), lit(b[j])}));
-  for (const ExtraRow& row : rows) g.add_all(count[row.column], row.literals);
+  for (const ExtraRow& row : rows)
+    if (!row.later) g.add_all(count[row.column], row.literals);
   auto add_signed = [&](const Enable& is_signed, const Bits& x, const Bits& other) {
     for (int i = 0; i < 32; ++i) {
       g.add_all(count[32 + i], is_signed.literals());
@@ -234,9 +270,17 @@ Bits multiply_accumulate(Gates g, const Bits& a, const Bits& b, const std::vecto
   for (const Enable& e : a_signed) add_signed(e, a, b);
   for (const Enable& e : b_signed) add_signed(e, b, a);
 
-  // Stages 2–4: counts ≤ 35 → ≤ 6 → ≤ 3 → ≤ 2.
-  std::vector<SignalId> digits = count;
-  for (int round = 1; round <= 3; ++round) digits = rewrite_counts(g, "digits" + std::to_string(round), digits, max);
+  // Stages 2–4: counts below 128 (72 with every row of the CPU) → ≤ 7 → ≤ 3 → ≤ 2. Larger counts
+  // (with the big-integer unit's dot products, 275) first carry their eights: ≤ 42 after that stage,
+  // which then takes a quarter of the neurons that rewriting them in binary would, in as many stages.
+  std::vector<Form> columns;
+  for (int m = 0; m < 64; ++m) columns.push_back(later_count[m] ? F(count[m]) + F(later_count[m]) : F(count[m]));
+  if (*std::max_element(max.begin(), max.end()) > 127) columns = carry_eights(g, "eights", columns, max);
+  std::vector<SignalId> digits;
+  for (int round = 1; round <= 3 || *std::max_element(max.begin(), max.end()) > 2; ++round) {
+    digits = rewrite_counts(g, "digits" + std::to_string(round), columns, max);
+    columns = forms_of(digits);
+  }
 
   // Stage 5: per 16-column chunk j with value V_j = Σ 2^(n−16j)·digit_n < 2^17, whether it
   // generates a carry (V ≥ 2^16) or propagates one (V = 2^16 − 1); d_j = 2·generate + propagate.

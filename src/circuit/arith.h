@@ -61,6 +61,7 @@ Bits multiply32(Gates g, const Bits& a, const Bits& b, const std::vector<Enable>
 struct ExtraRow {
   int column;
   std::vector<Literal> literals;
+  bool later = false;  // its literals come later than the operands': counted apart, a layer later
 };
 // multiply32 with further terms added into the sum (for a·b + c, or a sum without the product:
 // `product` switches the partial products on, `any` (a bit, 1 whenever `product` holds or a row

@@ -186,5 +186,30 @@ TEST(Arith, MultiplyInSixStages) {
   });
 }
 
+// A product plus many later rows (eight more products of the operands' low 30 bits, as the
+// big-integer unit adds them): columns count up to 275, so their eights are carried first, and
+// the sum still takes one stage more than a product alone.
+TEST(Arith, MultiplyAccumulateWithManyLaterRows) {
+  // variants: the low word, the high word, the high word with both operands signed
+  Harness h(cases_for(3, 400, 5), 3);
+  Gates g(h.circuit(), "mac");
+  std::vector<ExtraRow> rows;
+  for (int copy = 0; copy < 8; ++copy)
+    for (int p = 0; p < 30; ++p)
+      for (int q = 0; q < 30; ++q) rows.push_back({p + q, {lit(h.a()[p]), lit(h.b()[q])}, true});
+  SignalId any = g.all("any", {lit(h.enable())});
+  Enable both_signed({lit(h.enable()), lit(h.variant(2))});
+  Bits out = multiply_accumulate(g, h.a(), h.b(), {both_signed}, {both_signed}, F(h.variant(1)) + F(h.variant(2)),
+                                 h.enable(), rows, any);
+  EXPECT_EQ(h.stages(out), 7);
+  h.check(out, [](const Case& k) {
+    std::uint64_t product = k.variant == 2 ? static_cast<std::uint64_t>(std::int64_t{static_cast<std::int32_t>(k.a)} *
+                                                                        static_cast<std::int32_t>(k.b))
+                                           : std::uint64_t{k.a} * k.b;
+    std::uint64_t sum = product + 8 * (std::uint64_t{k.a & 0x3FFFFFFF} * (k.b & 0x3FFFFFFF));
+    return static_cast<std::uint32_t>(k.variant ? sum >> 32 : sum);
+  });
+}
+
 }  // namespace
 }  // namespace rvformer::circuit

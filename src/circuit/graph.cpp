@@ -119,7 +119,19 @@ Step bank_step(const Circuit& circuit, std::uint32_t b) {
 }
 
 // Kahn's algorithm over steps; `delay_inputs` decides whether delays wait for their input.
-std::vector<std::uint32_t> order_steps(const Circuit& circuit, const CircuitGraph& graph, bool delay_inputs) {
+// The longest chain of steps (within a pass) that reads each step's outputs, the step included.
+std::vector<int> chain_lengths(const CircuitGraph& graph, const std::vector<std::uint32_t>& order) {
+  std::vector<int> chain(graph.steps.size(), 1);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const Step& step = graph.steps[*it];
+    if (step.kind == Step::Kind::Delay) continue;  // its readers are in the next pass
+    for (SignalId s : step.outputs)
+      for (std::uint32_t reader : graph.readers[s]) chain[*it] = std::max(chain[*it], chain[reader] + 1);
+  }
+  return chain;
+}
+
+std::vector<std::uint32_t> order_steps(const Circuit& circuit, const CircuitGraph& graph, bool delay_inputs, const std::vector<int>& chain) {
   const auto& signals = circuit.signals();
   std::vector<int> pending(signals.size(), 0);  // producers not yet run
   for (const Step& step : graph.steps)
@@ -134,17 +146,27 @@ std::vector<std::uint32_t> order_steps(const Circuit& circuit, const CircuitGrap
       ++missing[i];
     }
   }
-  std::vector<std::uint32_t> ready, order;
+  // Among the steps whose inputs are complete, the one with the longest chain after it goes first
+  // (ties: the last one made ready), so that placement gives the scarce key heads of early layers
+  // to the banks on the longest paths.
+  std::vector<std::pair<int, std::uint32_t>> ready;  // (chain, arrival) heap
+  std::vector<std::uint32_t> arrival_step, order;
+  auto push = [&](std::uint32_t step) {
+    ready.emplace_back(chain[step], static_cast<std::uint32_t>(arrival_step.size()));
+    arrival_step.push_back(step);
+    std::push_heap(ready.begin(), ready.end());
+  };
   auto complete = [&](SignalId s) {
     for (std::uint32_t w : waiting[s])
-      if (--missing[w] == 0) ready.push_back(w);
+      if (--missing[w] == 0) push(w);
   };
   for (std::uint32_t i = 0; i < graph.steps.size(); ++i)
-    if (missing[i] == 0) ready.push_back(i);
+    if (missing[i] == 0) push(i);
   for (SignalId s = 0; s < signals.size(); ++s)
     if (pending[s] == 0) complete(s);
   while (!ready.empty()) {
-    std::uint32_t i = ready.back();
+    std::pop_heap(ready.begin(), ready.end());
+    std::uint32_t i = arrival_step[ready.back().second];
     ready.pop_back();
     order.push_back(i);
     for (SignalId s : graph.steps[i].outputs)
@@ -189,8 +211,9 @@ CircuitGraph analyze(const Circuit& circuit) {
   graph.readers.assign(circuit.signals().size(), {});
   for (std::uint32_t i = 0; i < graph.steps.size(); ++i)
     for (SignalId s : graph.steps[i].inputs) graph.readers[s].push_back(i);
-  graph.evaluation_order = order_steps(circuit, graph, false);
-  graph.placement_order = order_steps(circuit, graph, true);
+  std::vector<int> no_priority(graph.steps.size(), 0);
+  graph.evaluation_order = order_steps(circuit, graph, false, no_priority);
+  graph.placement_order = order_steps(circuit, graph, true, chain_lengths(graph, graph.evaluation_order));
   return graph;
 }
 

@@ -122,5 +122,40 @@ TEST_F(ChatTools, TheComputersStateIsSavedWithTheChatAndGoesOn) {
   EXPECT_EQ(tools[0].at("content"), "18446744073709551616");
 }
 
+// The machine with the big-integer unit merged instead: the chat's calculator runs the firmware built
+// for it, which multiplies with the unit, inside the merged model.
+TEST_F(ChatTools, AMergedBigintMachineAnswersWithItsUnit) {
+  const std::string merged = toolcall::testing::merged_test_checkpoint(program::kBigintMachine).string();
+  std::string a(150, '7'), b = "9" + std::string(149, '3');
+  const std::string messages =
+      write_source("call.json", forced_calls({{"calculator", {{"expression", a + " * " + b}}}}));
+  const auto result = run_rvformer({"chat", merged, "--engine", "fast", "--messages", messages, "--no-thinking",
+                                    "--max-tokens", "2", "--json"},
+                                   kTimeout);
+  ASSERT_EQ(result.exit_status, 0) << result.standard_error;
+  const std::vector<ordered_json> tools = tool_messages(result.standard_output);
+  ASSERT_EQ(tools.size(), 1u);
+  // 7…7 (150 sevens) · 93…3 (a nine and 149 threes) in Python.
+  const auto expected = run_rvformer({"calc", "--on", "emulator", "--machine", "rvformer", a + " * " + b}, kTimeout);
+  ASSERT_EQ(expected.exit_status, 0) << expected.standard_error;
+  EXPECT_EQ(tools[0].at("content").get<std::string>() + "\n", expected.standard_output);
+  // The call ran the unit's firmware: its instruction count (the call's, without start-up) is nearer
+  // the unit's whole run on the emulator than the plain machine's.
+  auto instructions = [](const std::string& stderr_text) {
+    return ordered_json::parse(stderr_text.substr(stderr_text.rfind('{'))).at("instructions").get<std::uint64_t>();
+  };
+  const auto plain = run_rvformer({"calc", "--on", "emulator", "--stats", a + " * " + b}, kTimeout);
+  const auto unit = run_rvformer({"calc", "--on", "emulator", "--stats", "--machine", "rvformer-bigint", a + " * " + b},
+                                 kTimeout);
+  const std::uint64_t plain_run = instructions(plain.standard_error), unit_run = instructions(unit.standard_error);
+  ASSERT_LT(unit_run + 2000, plain_run);
+  const std::string& log = result.standard_error;
+  const std::size_t end = log.rfind(" instructions)");
+  ASSERT_NE(end, std::string::npos) << log;
+  const std::uint64_t call = std::stoull(log.substr(log.rfind('(', end) + 1));
+  EXPECT_LE(call, unit_run);
+  EXPECT_GT(call + 2000, unit_run);
+}
+
 }  // namespace
 }  // namespace rvformer::cli

@@ -16,8 +16,9 @@ void add_machine_option(CLI::App& command, std::string& name) {
   for (const program::MachineSpec& spec : program::kMachineSpecs) names.emplace_back(spec.name);
   command
       .add_option("--machine", name,
-                  "Which machine: rvformer (default; 256 KB code, 128 KB read-only data, 32 KB RAM) or "
-                  "rvformer-large (512 KB code, 128 KB RAM)")
+                  "Which machine: rvformer (default; 256 KB code, 128 KB read-only data, 32 KB RAM), "
+                  "rvformer-large (512 KB code, 128 KB RAM) or rvformer-bigint (the default memories and the "
+                  "big-integer unit, docs/bigint-unit.md)")
       ->check(CLI::IsMember(names));
 }
 

@@ -26,6 +26,7 @@ Enable Decoded::first_stage(int op, SignalId state) const {
   std::vector<Literal> literals = insn->is_class(instruction_class(e.opcode));
   if (e.funct3 >= 0) literals = join(literals, match_bits(insn->stored, 10, 3, static_cast<std::uint32_t>(e.funct3)));
   if (e.funct7 >= 0) literals = join(literals, match_bits(insn->stored, 23, 7, static_cast<std::uint32_t>(e.funct7)));
+  if (e.no_rd) literals = join(literals, match_bits(insn->stored, 5, 5, 0));
   literals.push_back(lit(state));
   return Enable(literals);
 }
@@ -35,6 +36,10 @@ void MachineBuilder::add_decoder() {
   decoded_.insn = &insn_;
   Form any_op;
   for (int op = 0; op < kOpCount; ++op) {
+    if (op >= kFirstBigintOp && !spec_.bigint_unit) {
+      decoded_.op[op] = zero_;
+      continue;
+    }
     decoded_.op[op] = g.all(kRv32Encodings[op].name, decoded_.first_stage(op, control_.active).literals());
     any_op += F(decoded_.op[op]);
   }

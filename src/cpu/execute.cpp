@@ -104,7 +104,7 @@ void MachineBuilder::add_execute() {
   SignalId rd_nonzero = w.any("rd_nonzero", circuit::sum_of(insn_.rd()));
   Form late_op;
   for (int o = kLb; o < kOpCount; ++o)
-    if (o != kSb && o != kSh && o != kSw && o != kFence) late_op += op(o);
+    if (o != kSb && o != kSh && o != kSw && o != kFence && (o < kFirstBigintOp || spec_.bigint_unit)) late_op += op(o);
   late_op += op(kAuipc);
   value_step_ = w.all("value_step", {lit(rd_nonzero), lit(control_.executing)}, late_op);
   write_result(result, "alu");
@@ -190,8 +190,8 @@ void MachineBuilder::add_execute() {
 }
 
 // The multiply-accumulate: products (mul*: funct7 = 1, funct3 = 0xx, the signedness from the
-// one-hot instruction, a stage later), sums of shifted operands (sh1add..sh3add) and a division's
-// partial remainders and signed quotient (its rows). The sum is the step's value except while a
+// one-hot instruction, a stage later), sums of shifted operands (sh1add..sh3add), a division's
+// partial remainders and signed quotient (its rows) and the big-integer unit's dot products (its rows). The sum is the step's value except while a
 // division holds it, when its pieces go out as HI tokens.
 void MachineBuilder::add_multiplier() {
   Gates g = gates("alu");
@@ -201,9 +201,11 @@ void MachineBuilder::add_multiplier() {
   auto with_funct3 = [&](std::uint32_t funct3) { return Enable(join(multiply, match_bits(insn_.stored, 10, 3, funct3))); };
   Enable mulh = with_funct3(1), mulhsu = with_funct3(2);
   std::vector<circuit::ExtraRow> rows = division_.rows;
+  rows.insert(rows.end(), bigint_rows_.begin(), bigint_rows_.end());
   SignalId any = g.signal("mul.any");
   g.add_all(any, multiply);
   g.add_relu(any, F(division_.rows_on));
+  if (bigint_dot_) g.add_relu(any, F(bigint_dot_));
   for (int k = 1; k <= 3; ++k) {
     std::vector<Literal> shift_add = decoded_.first_stage(kSh1add + k - 1, control_.executing).literals();
     g.add_all(any, shift_add);
@@ -212,8 +214,10 @@ void MachineBuilder::add_multiplier() {
       rows.push_back({i, join(shift_add, {lit(operands_.rs2[i])})});
     }
   }
+  Form high = op(kMulh) + op(kMulhsu) + op(kMulhu);
+  if (spec_.bigint_unit) high += op(kBzDothi);
   Bits sum = circuit::multiply_accumulate(g.sub("mul"), operands_.rs1, operands_.rs2, {mulh, mulhsu}, {mulh},
-                                          op(kMulh) + op(kMulhsu) + op(kMulhu), Enable(multiply), rows, any);
+                                          high, Enable(multiply), rows, any);
   write_result(forms_of(sum), "mul", {nlit(division_.holds)});
   Gates pieces = gates("div.piece");
   for (int j = 0; j < 3; ++j)

@@ -19,11 +19,12 @@ struct ClassOpcode {
 constexpr ClassOpcode kClassOpcodes[] = {
     {kClassLui, 0x37},  {kClassAuipc, 0x17}, {kClassLoad, 0x03},  {kClassOpImm, 0x13},  {kClassMiscMem, 0x0F},
     {kClassJal, 0x6F},  {kClassJalr, 0x67},  {kClassBranch, 0x63}, {kClassStore, 0x23}, {kClassOp, 0x33},
+    {kClassCustom, 0x0B},
 };
 
 bool class_writes_rd(int cls) {
   return cls == kClassLui || cls == kClassAuipc || cls == kClassLoad || cls == kClassOpImm || cls == kClassJal ||
-         cls == kClassJalr || cls == kClassOp;
+         cls == kClassJalr || cls == kClassOp || cls == kClassCustom;
 }
 
 // Stored level of two bits (low, high): 0, 1, 2 or 4 for 00, 10, 01, 11.
@@ -37,10 +38,6 @@ int instruction_class(std::uint32_t opcode) {
   return kClassIllegal;
 }
 
-std::uint32_t stored_instruction(std::uint32_t word) {
-  int cls = instruction_class(word & 0x7F);
-  return static_cast<std::uint32_t>(cls) | (class_writes_rd(cls) ? 1u << 4 : 0u) | ((word >> 7) << 5);
-}
 
 void MachineBuilder::add_loader() {
   // Staging: slots 0..4, one value half each (the last slot of a half-row is never stored).
@@ -101,6 +98,7 @@ void MachineBuilder::add_loader() {
     std::vector<SignalId> lanes;
     for (int m = 0; m < kInstructionLanes; ++m) lanes.push_back(stored("code" + std::to_string(s) + "[" + std::to_string(m) + "]"));
     for (const ClassOpcode& c : kClassOpcodes) {
+      if (c.cls == kClassCustom && !spec_.bigint_unit) continue;  // an illegal instruction there
       std::vector<Literal> is_class = join(commit_code, match_bits(word, 0, 7, c.opcode));
       if (c.cls & 3) add_level(lanes[0], is_class, Form(), level(c.cls & 1, (c.cls >> 1) & 1));
       if (c.cls >> 2) add_level(lanes[1], is_class, Form(), level((c.cls >> 2) & 1, (c.cls >> 3) & 1));

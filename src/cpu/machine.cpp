@@ -52,6 +52,7 @@ void MachineBuilder::build() {
   add_decoder();
   add_late_value();
   add_register_file();
+  add_bigint_unit();  // before the memories, so that its banks take the first layer after the registers
   add_execute();
   add_memory();
   add_divide();

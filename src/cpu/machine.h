@@ -36,6 +36,9 @@ struct MachineLayout {
   // One copy of the register file: row r = x_r; per half h, lanes [16s, 16s + 16) hold bits
   // 16h.. of lane set s (lui, link, late); the register is their sum (at most one set is non-zero).
   int register_bank = -1;
+  // The big-integer unit (docs/bigint-unit.md), empty without it: copy t of A holds A[(r + t) mod
+  // 128] in row r, copy t of B holds B[(r − t) mod 128]; half 0, lanes 0..29 the value's bits.
+  std::vector<int> bigint_a_banks, bigint_b_banks;
 };
 
 struct Machine {
@@ -47,10 +50,5 @@ struct Machine {
 };
 
 std::unique_ptr<Machine> build_machine(const program::MachineSpec& spec = program::kDefaultMachine);
-
-// How a machine stores one instruction word in the code ROM (30 bits; docs/machine-layout.md):
-// bits 0..3 its class, bit 4 whether it writes rd, bits 5..29 the word's bits 7..31. The loader in
-// the circuit computes it; the verifier reads it back.
-std::uint32_t stored_instruction(std::uint32_t word);
 
 }  // namespace rvformer::cpu

@@ -10,7 +10,9 @@
 //   execute    the ALU units, each writing its result into the output payload;
 //   memory     loads, stores and the memory-mapped registers;
 //   divide     division and remainder, and where a long division stands;
-//   multiplier the multiply-accumulate that products, shifted sums and divisions share;
+//   bigint     the big-integer unit's operand memories (machines with the unit);
+//   multiplier the multiply-accumulate that products, shifted sums, divisions and the big-integer
+//              unit's dot products share;
 //   next token the family gates the LM head weighs, and the trap report.
 // Each unit is a function of the signals earlier units produced, and adds its own.
 #pragma once
@@ -42,7 +44,7 @@ using circuit::SignalId;
 // rs2 (BRANCH, STORE, OP), and bits 3..1 = 011 are JAL and JALR.
 enum InstructionClass : int {
   kClassIllegal = 0, kClassLui = 1, kClassAuipc = 2, kClassLoad = 3, kClassOpImm = 4, kClassMiscMem = 5,
-  kClassJal = 6, kClassJalr = 7, kClassBranch = 8, kClassStore = 9, kClassOp = 10,
+  kClassJal = 6, kClassJalr = 7, kClassBranch = 8, kClassStore = 9, kClassOp = 10, kClassCustom = 11,
 };
 // The class of a RISC-V major opcode (bits 6..0), or kClassIllegal.
 int instruction_class(std::uint32_t opcode);
@@ -218,6 +220,8 @@ class MachineBuilder {
   void add_memory();
   // divide.cpp
   void add_divide();
+  // bigint.cpp
+  void add_bigint_unit();
   // execute.cpp, after the units that add rows to it
   void add_multiplier();
   // next_token.cpp
@@ -251,6 +255,9 @@ class MachineBuilder {
   SignalId byte_store_first_ = 0, byte_store_second_ = 0;  // sb/sh: the passes that emit the kept bits
   std::vector<std::pair<FaultCause, SignalId>> faults_;
   Division division_;
+  std::vector<circuit::ExtraRow> bigint_rows_;  // a dot product's partial products
+  SignalId bigint_dot_ = 0;                      // 1 while bz.dotlo or bz.dothi executes
+  std::vector<Bits> a_copies_;                   // what each copy of A reads
 };
 
 }  // namespace rvformer::cpu

@@ -1,6 +1,7 @@
 // cpu/rv32_ops.h — the instructions the in-weights CPU decodes: RV32I (without ECALL, EBREAK and
-// CSRs), M, Zba and FENCE, each identified by its opcode, funct3 and funct7 fields. Everything
-// else is an illegal instruction. (Written independently of the golden emulator's table, which
+// CSRs), M, Zba, FENCE and the big-integer unit's custom-0 instructions (only a machine with the
+// unit decodes those), each identified by its opcode, funct3 and funct7 fields and, for the unit's
+// puts, rd = 0. Everything else is an illegal instruction. (Written independently of the golden emulator's table, which
 // checks it.)
 #pragma once
 
@@ -19,14 +20,17 @@ enum Rv32Op : int {
   kMul, kMulh, kMulhsu, kMulhu, kDiv, kDivu, kRem, kRemu,
   kSh1add, kSh2add, kSh3add,
   kFence,
+  kBzPuta, kBzPutb, kBzDotlo, kBzDothi,
   kOpCount
 };
+inline constexpr int kFirstBigintOp = kBzPuta;
 
 struct Rv32Encoding {
   const char* name;
   std::uint8_t opcode;  // bits 6..0
   int funct3;           // bits 14..12, or -1 when not part of the encoding
   int funct7;           // bits 31..25, or -1
+  bool no_rd = false;   // bits 11..7 must be 0
 };
 
 inline constexpr std::array<Rv32Encoding, kOpCount> kRv32Encodings = {{
@@ -46,6 +50,7 @@ inline constexpr std::array<Rv32Encoding, kOpCount> kRv32Encodings = {{
     {"div", 0x33, 4, 0x01},   {"divu", 0x33, 5, 0x01},  {"rem", 0x33, 6, 0x01},    {"remu", 0x33, 7, 0x01},
     {"sh1add", 0x33, 2, 0x10}, {"sh2add", 0x33, 4, 0x10}, {"sh3add", 0x33, 6, 0x10},
     {"fence", 0x0F, 0, -1},
+    {"bz.puta", 0x0B, 0, 0x00, true}, {"bz.putb", 0x0B, 1, 0x00, true}, {"bz.dotlo", 0x0B, 2, 0x00}, {"bz.dothi", 0x0B, 3, 0x00},
 }};
 
 // The op a word decodes to, or kOpCount for an illegal instruction.
@@ -55,6 +60,7 @@ constexpr int decode_rv32_op(std::uint32_t word) {
     if ((word & 0x7F) != e.opcode) continue;
     if (e.funct3 >= 0 && static_cast<int>((word >> 12) & 7) != e.funct3) continue;
     if (e.funct7 >= 0 && static_cast<int>(word >> 25) != e.funct7) continue;
+    if (e.no_rd && ((word >> 7) & 0x1F) != 0) continue;
     return op;
   }
   return kOpCount;

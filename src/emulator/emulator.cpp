@@ -76,6 +76,9 @@ std::vector<std::uint8_t> region_contents(const std::vector<std::uint8_t>& initi
   return bytes;
 }
 
+// The big-integer unit keeps the low 30 bits of what bz.puta and bz.putb write.
+constexpr std::uint32_t kLimbMask = (1u << 30) - 1;
+
 // Sets `next` to a jump's target; false when the target is misaligned and the jump must trap.
 bool jump_to(std::uint32_t target, std::uint32_t& next) {
   next = target;
@@ -102,6 +105,7 @@ Emulator::Emulator(const ProgramImage& image)
   for (std::size_t index = 0; index < image.code.size() / 4; ++index) {
     Instruction& instruction = decoded_[index];
     instruction = decode(code_word(map_.code.base + static_cast<std::uint32_t>(index) * 4));
+    if (is_bigint(instruction.op) && !map_.bigint_unit) instruction = {};
     if (instruction.rd == 0) instruction.rd = kDiscardRegister;
   }
 }
@@ -128,6 +132,14 @@ std::optional<std::uint32_t> Emulator::read_word(std::uint32_t address) const {
     return word;
   }
   return std::nullopt;
+}
+
+// Σ_{t<8} A[(i + t) mod 128] · B[(j − t) mod 128], below 8·2^60.
+std::uint64_t Emulator::bigint_dot(std::uint32_t a_index, std::uint32_t b_index) const {
+  std::uint64_t sum = 0;
+  for (std::uint32_t t = 0; t < 8; ++t)
+    sum += std::uint64_t{bigint_a_[(a_index + t) % 128]} * bigint_b_[(b_index - t) % 128];
+  return sum;
 }
 
 StepResult Emulator::step() { return execute(1); }
@@ -297,6 +309,10 @@ StepResult Emulator::execute(std::uint64_t budget) {
       case Op::kSh2add: x[in.rd] = (a << 2) + b; break;
       case Op::kSh3add: x[in.rd] = (a << 3) + b; break;
       case Op::kFence: break;
+      case Op::kBzPuta: bigint_a_[a % 128] = b & kLimbMask; break;
+      case Op::kBzPutb: bigint_b_[a % 128] = b & kLimbMask; break;
+      case Op::kBzDotlo: x[in.rd] = static_cast<std::uint32_t>(bigint_dot(a, b)); break;
+      case Op::kBzDothi: x[in.rd] = static_cast<std::uint32_t>(bigint_dot(a, b) >> 32); break;
       case Op::kIllegal: goto illegal;
     }
     pc = next;

@@ -67,6 +67,10 @@ class Emulator {
   bool halted() const { return final_.has_value(); }
   const program::MemoryMap& map() const { return map_; }
 
+  // The big-integer unit's operand memories (docs/bigint-unit.md), all zero without the unit.
+  const std::array<std::uint32_t, 128>& bigint_a() const { return bigint_a_; }
+  const std::array<std::uint32_t, 128>& bigint_b() const { return bigint_b_; }
+
   // The aligned word at `address` in the code ROM, read-only data or RAM, regardless of access
   // permissions; nothing for MMIO, unmapped or misaligned addresses.
   std::optional<std::uint32_t> read_word(std::uint32_t address) const;
@@ -85,6 +89,7 @@ class Emulator {
   template <typename T>
   bool store_to_ram(std::uint32_t address, std::uint32_t value);
   std::uint32_t code_word(std::uint32_t pc) const;
+  std::uint64_t bigint_dot(std::uint32_t a_index, std::uint32_t b_index) const;
 
   program::MemoryMap map_;
   std::vector<std::uint8_t> code_;  // the whole code ROM, for read_word and trap reports
@@ -92,6 +97,7 @@ class Emulator {
   std::vector<std::uint8_t> ram_;
   std::vector<isa::Instruction> decoded_;  // one per code ROM word, rd = kDiscardRegister for x0
   std::array<std::uint32_t, 33> registers_{};
+  std::array<std::uint32_t, 128> bigint_a_{}, bigint_b_{};
   std::uint32_t pc_ = 0;
   std::uint64_t retired_ = 0;
   std::optional<StepResult> final_;

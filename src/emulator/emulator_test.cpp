@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <random>
 #include <set>
 
 #include "support/error.h"
@@ -384,9 +385,59 @@ TEST(Instructions, ZeroRegisterStaysZero) {
   EXPECT_EQ(emulator.registers()[0], 0u);
 }
 
+// The big-integer unit: random limbs put into A and B, then dot products over windows that wrap
+// around both memories, against the sum computed here.
+TEST(Instructions, BigintUnitDotProducts) {
+  constexpr MemoryMap kBigint = program::kBigintMachine.memory_map();
+  std::mt19937 random(3);
+  std::array<std::uint32_t, 128> a{}, b{};
+  Code code;
+  for (int round = 0; round < 2; ++round) {  // the second round overwrites every entry
+    for (std::uint32_t index = 0; index < 128; ++index) {
+      // Values of 32 bits: the unit keeps the low 30; indices above 127 wrap.
+      std::uint32_t va = random(), vb = random() | (round ? 0xC0000000u : 0);
+      a[index] = va & 0x3FFFFFFF;
+      b[index] = vb & 0x3FFFFFFF;
+      code.li(kT0, index + 128 * round).li(kT1, va).li(kT2, vb);
+      code.add(encode({.op = Op::kBzPuta, .rd = 0, .rs1 = kT0, .rs2 = kT1, .imm = 0}));
+      code.add(encode({.op = Op::kBzPutb, .rd = 0, .rs1 = kT0, .rs2 = kT2, .imm = 0}));
+    }
+  }
+  constexpr std::uint32_t kWindows[][2] = {{0, 7}, {120, 3}, {127, 0}, {5, 0xFFFFFFFF}, {64, 64}};
+  for (std::size_t w = 0; w < std::size(kWindows); ++w) {
+    code.li(kT0, kWindows[w][0]).li(kT1, kWindows[w][1]);
+    code.add(r_type(Op::kBzDotlo, static_cast<std::uint8_t>(10 + 2 * w), kT0, kT1));
+    code.add(r_type(Op::kBzDothi, static_cast<std::uint8_t>(11 + 2 * w), kT0, kT1));
+  }
+  Emulator emulator = run_straight(code, image_of(code, kBigint));
+  EXPECT_EQ(emulator.bigint_a(), a);
+  EXPECT_EQ(emulator.bigint_b(), b);
+  for (std::size_t w = 0; w < std::size(kWindows); ++w) {
+    std::uint64_t sum = 0;
+    for (std::uint32_t t = 0; t < 8; ++t)
+      sum += std::uint64_t{a[(kWindows[w][0] + t) % 128]} * b[(kWindows[w][1] - t) % 128];
+    EXPECT_EQ(emulator.reg(static_cast<unsigned>(10 + 2 * w)), static_cast<std::uint32_t>(sum)) << w;
+    EXPECT_EQ(emulator.reg(static_cast<unsigned>(11 + 2 * w)), static_cast<std::uint32_t>(sum >> 32)) << w;
+  }
+}
+
+TEST(Traps, BigintInstructionsAreIllegalWithoutTheUnit) {
+  for (Op op : {Op::kBzPuta, Op::kBzPutb, Op::kBzDotlo, Op::kBzDothi}) {
+    std::uint32_t word = encode({.op = op, .rd = op == Op::kBzDotlo || op == Op::kBzDothi ? kT2 : kZero,
+                                 .rs1 = kT0, .rs2 = kT1, .imm = 0});
+    Trap trap = run_to_trap(Code().add(word));
+    EXPECT_EQ(trap.cause, TrapCause::kIllegalInstruction) << disassemble(word);
+    EXPECT_EQ(trap.instruction, word);
+  }
+  // bz.puta and bz.putb have no rd: a word that names one is not theirs.
+  EXPECT_EQ(decode(0x0062800Bu).op, Op::kBzPuta);
+  EXPECT_EQ(decode(0x0062818Bu).op, Op::kIllegal);
+  EXPECT_EQ(disassemble(0x0062800Bu), "bz.puta t0, t1");
+}
+
 // Instructions whose tests are hand-written programs rather than rows of the case tables.
-const Op kOpsWithOwnTests[] = {Op::kLui, Op::kAuipc, Op::kJal, Op::kJalr,
-                               Op::kSb,  Op::kSh,    Op::kSw,  Op::kFence};
+const Op kOpsWithOwnTests[] = {Op::kLui, Op::kAuipc,  Op::kJal,    Op::kJalr,    Op::kSb,      Op::kSh,
+                               Op::kSw,  Op::kFence,  Op::kBzPuta, Op::kBzPutb,  Op::kBzDotlo, Op::kBzDothi};
 
 TEST(Instructions, EveryInstructionIsCovered) {
   std::set<Op> covered(std::begin(kOpsWithOwnTests), std::end(kOpsWithOwnTests));

@@ -60,7 +60,7 @@ bool is_jump(const Item& item) {
 class StreamGenerator {
  public:
   StreamGenerator(std::uint64_t seed, const program::MemoryMap& map)
-      : random_(seed), area_(map.ram.base) {}
+      : random_(seed), area_(map.ram.base), bigint_(map.bigint_unit) {}
 
   // The random instructions of the stream.
   std::vector<Item> body(int length) {
@@ -247,8 +247,45 @@ class StreamGenerator {
       return jump(items_left);
     } else if (kind < 90) {
       item.instructions.push_back(make(Op::kFence, 0, 0, 0, 0));
+    } else if (bigint_ && kind >= 94) {
+      return bigint_access();
     } else {
       append_load_immediate(item.instructions, destination(), edge_value());
+    }
+    return item;
+  }
+
+  // The big-integer unit: runs of puts at consecutive indices (any of the four 128-entry windows of
+  // a register's low bits, 32-bit values of which the unit keeps 30), puts from any registers, and
+  // dot products at fresh or any indices.
+  Item bigint_access() {
+    Item item;
+    std::uint8_t index = operand_register(), value = operand_register();
+    switch (pick(0, 3)) {
+      case 0:
+      case 1: {
+        Op put = pick(0, 1) ? Op::kBzPuta : Op::kBzPutb;
+        std::uint32_t first = random_word() & ~127u | static_cast<std::uint32_t>(pick(0, 127));
+        for (std::uint32_t k = 0, count = static_cast<std::uint32_t>(pick(1, 10)); k < count; ++k) {
+          append_load_immediate(item.instructions, index, first + k);
+          append_load_immediate(item.instructions, value, random_word());
+          item.instructions.push_back(make(put, 0, index, value, 0));
+        }
+        break;
+      }
+      case 2:
+        item.instructions.push_back(make(pick(0, 1) ? Op::kBzPuta : Op::kBzPutb, 0, any_register(), any_register(), 0));
+        break;
+      default:
+        if (pick(0, 1)) {
+          append_load_immediate(item.instructions, index, random_word());
+          append_load_immediate(item.instructions, value, random_word());
+        } else {
+          index = any_register();
+          value = any_register();
+        }
+        item.instructions.push_back(make(pick(0, 1) ? Op::kBzDotlo : Op::kBzDothi, destination(), index, value, 0));
+        break;
     }
     return item;
   }
@@ -256,6 +293,7 @@ class StreamGenerator {
   std::mt19937_64 random_;
   std::uint32_t area_;
   std::uint8_t base_ = 1;
+  bool bigint_ = false;
 };
 
 // Encodes the items, filling in each jump's offset to the start of the item it lands on.

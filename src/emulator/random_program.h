@@ -3,7 +3,8 @@
 // register to an edge-case value (0, ±1, INT_MIN, INT_MAX, powers of two, random) and fills a
 // scratch area, runs random instructions of every kind (all RV32IM + Zba arithmetic, loads and
 // stores of every width into the scratch area, taken and not-taken forward branches, jal and
-// jalr), then prints all 32 registers and the scratch area as one line of hex words. The program
+// jalr; on a map with the big-integer unit, its puts and dot products too), then prints all 32
+// registers and the scratch area as one line of hex words. The program
 // ends by exiting with code 0. Machine code is written directly into an ELF, so the very same
 // file runs on QEMU and on the emulator (with the qemu-virt memory map).
 #pragma once

@@ -11,7 +11,7 @@ namespace {
 constexpr std::uint8_t kOpcodeLoad = 0x03, kOpcodeMiscMem = 0x0F, kOpcodeOpImm = 0x13;
 constexpr std::uint8_t kOpcodeAuipc = 0x17, kOpcodeStore = 0x23, kOpcodeOp = 0x33;
 constexpr std::uint8_t kOpcodeLui = 0x37, kOpcodeBranch = 0x63, kOpcodeJalr = 0x67;
-constexpr std::uint8_t kOpcodeJal = 0x6F;
+constexpr std::uint8_t kOpcodeJal = 0x6F, kOpcodeCustom0 = 0x0B;
 constexpr std::uint8_t kFunct7Base = 0x00, kFunct7Alternate = 0x20, kFunct7MulDiv = 0x01;
 constexpr std::uint8_t kFunct7Zba = 0x10;
 // `fence` in assembly orders everything: predecessor and successor sets iorw.
@@ -70,6 +70,10 @@ constexpr std::array<OpInfo, kInstructionCount> kTable = {{
     {kSh2add, "sh2add", kR, kOpcodeOp, 4, kFunct7Zba},
     {kSh3add, "sh3add", kR, kOpcodeOp, 6, kFunct7Zba},
     {kFence, "fence", kNone, kOpcodeMiscMem, 0, 0},
+    {kBzPuta, "bz.puta", kPut, kOpcodeCustom0, 0, 0},
+    {kBzPutb, "bz.putb", kPut, kOpcodeCustom0, 1, 0},
+    {kBzDotlo, "bz.dotlo", kR, kOpcodeCustom0, 2, 0},
+    {kBzDothi, "bz.dothi", kR, kOpcodeCustom0, 3, 0},
 }};
 
 constexpr bool table_is_in_op_order() {
@@ -81,7 +85,7 @@ constexpr bool table_is_in_op_order() {
 static_assert(table_is_in_op_order(), "op_info() indexes the table by Op");
 
 constexpr bool has_funct3(Format format) { return format != kU && format != kJ; }
-constexpr bool has_funct7(Format format) { return format == kR || format == kShift; }
+constexpr bool has_funct7(Format format) { return format == kR || format == kShift || format == kPut; }
 
 std::uint32_t bits(std::uint32_t word, int high, int low) {
   return (word >> low) & ((1u << (high - low + 1)) - 1);
@@ -96,6 +100,7 @@ std::int32_t sign_extend(std::uint32_t value, int width) {
 bool matches(const OpInfo& info, std::uint32_t word) {
   if (bits(word, 6, 0) != info.opcode) return false;
   if (has_funct3(info.format) && bits(word, 14, 12) != info.funct3) return false;
+  if (info.format == kPut && bits(word, 11, 7) != 0) return false;
   return !has_funct7(info.format) || bits(word, 31, 25) == info.funct7;
 }
 
@@ -117,6 +122,7 @@ std::int32_t decode_immediate(Format format, std::uint32_t word) {
       return sign_extend(bits(word, 31, 31) << 20 | bits(word, 19, 12) << 12 |
                              bits(word, 20, 20) << 11 | bits(word, 30, 21) << 1, 21);
     case kR:
+    case kPut:
     case kNone:
       return 0;
   }
@@ -156,6 +162,7 @@ std::uint32_t encode_immediate(const OpInfo& info, std::int32_t imm) {
       return bits(value, 20, 20) << 31 | bits(value, 10, 1) << 21 | bits(value, 11, 11) << 20 |
              bits(value, 19, 12) << 12;
     case kR:
+    case kPut:
     case kNone:
       return 0;
   }
@@ -171,7 +178,7 @@ RegisterFields register_fields(Format format) {
   switch (format) {
     case kR: return {true, true, true};
     case kI: case kShift: case kMemory: return {true, true, false};
-    case kS: case kB: return {false, true, true};
+    case kS: case kB: case kPut: return {false, true, true};
     case kU: case kJ: return {true, false, false};
     case kNone: return {false, false, false};
   }
@@ -227,6 +234,7 @@ unsigned memory_access_width(Op op) {
 
 bool is_load(Op op) { return op != kIllegal && op_info(op).opcode == kOpcodeLoad; }
 bool is_store(Op op) { return op != kIllegal && op_info(op).opcode == kOpcodeStore; }
+bool is_bigint(Op op) { return op != kIllegal && op_info(op).opcode == kOpcodeCustom0; }
 
 std::array<std::uint32_t, 2> load_immediate(std::uint8_t rd, std::uint32_t value) {
   // addi sign-extends its 12 bits, so round the upper part to compensate.
@@ -266,6 +274,8 @@ std::string disassemble(std::uint32_t word) {
                          static_cast<std::uint32_t>(in.imm) >> 12);
     case kJ:
       return fmt::format("{} {}, {:+}", info.name, reg(in.rd), in.imm);
+    case kPut:
+      return fmt::format("{} {}, {}", info.name, reg(in.rs1), reg(in.rs2));
     case kNone:
       return std::string(info.name);
   }

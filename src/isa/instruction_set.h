@@ -1,6 +1,7 @@
-// isa/instruction_set.h — the RV32IM + Zba instruction set (plus FENCE as a no-op): one table
-// of encodings from which instructions are decoded, encoded and disassembled. Every other encoding
-// (compressed, CSR, ECALL/EBREAK, FENCE.I, ...) decodes as Op::kIllegal.
+// isa/instruction_set.h — the RV32IM + Zba instruction set (plus FENCE as a no-op) and the
+// big-integer unit's custom-0 instructions (docs/bigint-unit.md; only machines with the unit execute
+// them): one table of encodings from which instructions are decoded, encoded and disassembled.
+// Every other encoding (compressed, CSR, ECALL/EBREAK, FENCE.I, ...) decodes as Op::kIllegal.
 #pragma once
 
 #include <array>
@@ -21,6 +22,7 @@ enum class Op : std::uint8_t {
   kMul, kMulh, kMulhsu, kMulhu, kDiv, kDivu, kRem, kRemu,
   kSh1add, kSh2add, kSh3add,
   kFence,
+  kBzPuta, kBzPutb, kBzDotlo, kBzDothi,
   kIllegal,
 };
 inline constexpr std::size_t kInstructionCount = static_cast<std::size_t>(Op::kIllegal);
@@ -36,6 +38,7 @@ enum class Format : std::uint8_t {
   kU,       // op rd, imm20
   kJ,       // op rd, offset
   kNone,    // fence                (its ordering fields are ignored)
+  kPut,     // op rs1, rs2          (R-type with rd = 0)
 };
 
 struct OpInfo {
@@ -69,6 +72,8 @@ std::uint32_t encode(const Instruction& instruction);
 unsigned memory_access_width(Op op);
 bool is_load(Op op);
 bool is_store(Op op);
+// The big-integer unit's instructions (bz.*).
+bool is_bigint(Op op);
 
 // lui + addi that set `rd` to `value` (always two instructions).
 std::array<std::uint32_t, 2> load_immediate(std::uint8_t rd, std::uint32_t value);

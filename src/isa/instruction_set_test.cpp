@@ -97,7 +97,7 @@ TEST(InstructionSet, RandomWordsRoundTrip) {
   for (int trial = 0; trial < 2'000'000; ++trial) {
     std::uint32_t word = random();
     // Steer most words onto the opcodes in use so that every instruction shows up.
-    static constexpr std::uint32_t kOpcodes[] = {0x03, 0x0F, 0x13, 0x17, 0x23, 0x33,
+    static constexpr std::uint32_t kOpcodes[] = {0x03, 0x0B, 0x0F, 0x13, 0x17, 0x23, 0x33,
                                                  0x37, 0x63, 0x67, 0x6F};
     if (trial % 4 != 0) word = (word & ~0x7Fu) | kOpcodes[trial % std::size(kOpcodes)];
     Instruction instruction = decode(word);

@@ -2,7 +2,8 @@
 // the memory map programs are linked for, the circuit's memory banks, the trace vocabulary's jump
 // payloads, the driver's loading and the verifier's state reader. The default keeps the rvformer
 // map (256 KB code, 128 KB read-only data, 32 KB RAM); "large" gives 512 KB of code and 128 KB of
-// RAM. The emulator-only "emulator-1m" map is listed here too (docs/memory-map.md).
+// RAM; "bigint" the default memories with the big-integer unit (docs/bigint-unit.md). The
+// emulator-only "emulator-1m" map is listed here too (docs/memory-map.md).
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@ struct MachineSpec {
   std::uint32_t code_bytes;    // a power of two, 64 KB to 512 KB
   std::uint32_t rodata_bytes;  // a multiple of 4 KB, at most 128 KB
   std::uint32_t ram_bytes;     // a power of two, 8 KB to 128 KB
+  bool bigint_unit = false;    // the big-integer unit and its memories
 
   // Code from 1 MB, read-only data from 4 KB (below it: the null-pointer guard), RAM at the top of
   // the address space and the MMIO page 32 KB below RAM.
@@ -31,7 +33,8 @@ struct MachineSpec {
                      .console_address = mmio,
                      .exit_address = mmio + 4,
                      .exit_convention = ExitConvention::kExitCode,
-                     .input_address = mmio + 8};
+                     .input_address = mmio + 8,
+                     .bigint_unit = bigint_unit};
   }
   // Bits of a code word index (the code ROM holds code_bytes / 4 words).
   constexpr int code_word_bits() const {
@@ -43,7 +46,8 @@ struct MachineSpec {
 
 inline constexpr MachineSpec kDefaultMachine{"rvformer", 256 * 1024, 128 * 1024, 32 * 1024};
 inline constexpr MachineSpec kLargeMachine{"rvformer-large", 512 * 1024, 128 * 1024, 128 * 1024};
-inline constexpr MachineSpec kMachineSpecs[] = {kDefaultMachine, kLargeMachine};
+inline constexpr MachineSpec kBigintMachine{"rvformer-bigint", 256 * 1024, 128 * 1024, 32 * 1024, true};
+inline constexpr MachineSpec kMachineSpecs[] = {kDefaultMachine, kLargeMachine, kBigintMachine};
 
 // The spec called `name`, or nothing.
 constexpr std::optional<MachineSpec> find_machine_spec(std::string_view name) {
@@ -71,7 +75,8 @@ inline constexpr MemoryMap kEmulator1MbMap{.name = "emulator-1m",
                                            .exit_convention = ExitConvention::kExitCode,
                                            .input_address = 0xFFEF'8008};
 
-inline constexpr MemoryMap kMemoryMaps[] = {kRvformerMap, kLargeMachine.memory_map(), kQemuVirtMap, kEmulator1MbMap};
+inline constexpr MemoryMap kMemoryMaps[] = {kRvformerMap, kLargeMachine.memory_map(), kBigintMachine.memory_map(),
+                                             kQemuVirtMap, kEmulator1MbMap};
 
 // The map called `name`, or nothing.
 constexpr std::optional<MemoryMap> find_memory_map(std::string_view name) {

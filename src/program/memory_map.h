@@ -36,6 +36,9 @@ struct MemoryMap {
   ExitConvention exit_convention;
   // A word load (lw) takes the next byte of console input (0-255), or -1 at its end; 0: no input.
   std::uint32_t input_address = 0;
+  // The machine has the big-integer unit: its bz.* instructions execute (docs/bigint-unit.md);
+  // elsewhere they are illegal instructions.
+  bool bigint_unit = false;
 };
 
 // QEMU virt: RAM from 0x80000000, NS16550 UART transmit register at 0x10000000, sifive_test

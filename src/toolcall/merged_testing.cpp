@@ -39,18 +39,18 @@ class FileLock {
 
 }  // namespace
 
-fs::path merged_test_checkpoint() {
+fs::path merged_test_checkpoint(const program::MachineSpec& spec) {
   const char* cache = std::getenv("RVFORMER_CACHE");
   const fs::path root = cache ? fs::path(cache) : fs::temp_directory_path() / "rvformer-toolcall-test";
   fs::create_directories(root);
   engine::SyntheticModel base = engine::synthetic_preset("narrow");
-  const auto machine = cpu::build_machine();
+  const auto machine = cpu::build_machine(spec);
   const fs::path compiled = driver::machine_checkpoint(*machine, std::nullopt, [](const std::string&) {},
                                                        static_cast<int>(base.config.hidden_size));
   const fs::path merged = root / ("merged-narrow-" + compiled.filename().string());
   const FileLock lock(root / "merged-narrow.lock");
   if (!fs::exists(merged / "rvformer-merge.json")) {
-    const fs::path base_dir = root / "merged-narrow-base";
+    const fs::path base_dir = root / ("merged-narrow-base-" + std::string(spec.name));
     fs::remove_all(base_dir);
     fs::remove_all(merged);
     base.max_shard_bytes = 64'000'000;

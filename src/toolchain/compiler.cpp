@@ -51,13 +51,15 @@ std::string checked_cross_compiler() {
 }
 
 // Preprocessor definitions that tell runtime/console.c (and any source that wants them, such as
-// firmware that reads the console without stdio) where the MMIO registers are.
+// firmware that reads the console without stdio) where the MMIO registers are, and whether the
+// machine has the big-integer unit.
 std::vector<std::string> mmio_definitions(const program::MemoryMap& map) {
   std::vector<std::string> definitions = {
       "-DRVFORMER_CONSOLE_ADDRESS=" + hex(map.console_address) + "u",
       "-DRVFORMER_EXIT_ADDRESS=" + hex(map.exit_address) + "u",
   };
   if (map.input_address != 0) definitions.push_back("-DRVFORMER_INPUT_ADDRESS=" + hex(map.input_address) + "u");
+  if (map.bigint_unit) definitions.push_back("-DRVFORMER_BIGINT_UNIT=1");
   if (map.exit_convention == program::ExitConvention::kSifiveTestFinisher) {
     definitions.push_back("-DRVFORMER_EXIT_SIFIVE_FINISHER");
   }
@@ -104,7 +106,7 @@ void compile_program(const CompileOptions& options) {
   const std::vector<std::string> compile_flags = {
       compiler, "-march=rv32im_zba", "-mabi=ilp32", fmt::format("-O{}", options.optimization_level),
       "-mstrict-align", "-ffunction-sections", "-fdata-sections", "--specs=picolibc.specs",
-      "-Wall", "-c"};
+      "-Wall", "-I", runtime.string(), "-c"};  // -I: runtime/rvformer_bigint.h
   TemporaryDirectory objects;
   std::vector<std::string> link = {compiler, "-march=rv32im", "-mabi=ilp32",
                                    "--specs=picolibc.specs", "-nostartfiles",

@@ -3,7 +3,8 @@
 // The run itself is driver::run_program's; this file only observes it. After each pass the model's
 // registers and PC must equal the golden machine's after the instructions retired so far (a
 // register is written in the pass after its instruction, docs/trace-protocol.md), and after each
-// retired store the RAM word it wrote must match (a store writes memory in its own pass).
+// retired store the RAM word it wrote must match (a store writes memory in its own pass), and so
+// must the big-integer unit's entry after each bz.puta or bz.putb.
 #include "verify/lockstep.h"
 
 #include <fmt/format.h>
@@ -110,6 +111,8 @@ class Lockstep {
       return differ("the golden machine trapped (" + isa::describe_trap(step.trap, image_.map) +
                     ") where the weights retired the instruction");
     if (step.event == emulator::Event::kExit) golden_exit_ = step.exit_code;
+    if (!options_.free_run && (instruction.op == isa::Op::kBzPuta || instruction.op == isa::Op::kBzPutb))
+      return compare_bigint_entry(instruction.op == isa::Op::kBzPuta ? 0 : 1, golden_.reg(instruction.rs1) % 128);
     if (options_.free_run || !isa::is_store(instruction.op) || !image_.map.ram.contains(address)) return true;
     std::uint32_t word_address = address & ~3u;
     std::uint32_t got = reader_.ram_word(model_.recurrent_state(), word_address);
@@ -117,6 +120,15 @@ class Lockstep {
     if (got == expected) return true;
     return differ(fmt::format("RAM word 0x{:08x} is 0x{:08x} in the weights, 0x{:08x} on the golden machine",
                               word_address, got, expected));
+  }
+
+  // The entry a bz.puta or bz.putb wrote (it writes the unit's memory in its own pass).
+  bool compare_bigint_entry(int memory, std::uint32_t index) {
+    std::uint32_t got = reader_.bigint_entry(model_.recurrent_state(), memory, static_cast<int>(index));
+    std::uint32_t expected = (memory == 0 ? golden_.bigint_a() : golden_.bigint_b())[index];
+    if (got == expected) return true;
+    return differ(fmt::format("big-integer memory {}[{}] is 0x{:08x} in the weights, 0x{:08x} on the golden machine",
+                              memory == 0 ? 'A' : 'B', index, got, expected));
   }
 
   void compare_ending(const driver::RunResult& result) {

@@ -2,6 +2,7 @@
 #include "verify/machine_state.h"
 
 #include <cmath>
+#include <optional>
 
 #include "compiler/physical.h"
 #include "program/machine_spec.h"
@@ -70,6 +71,23 @@ std::uint32_t MachineStateReader::ram_word(const engine::RecurrentStateView& sta
   std::uint32_t word = 0;
   for (int i = 0; i < 32; ++i) word |= std::uint32_t{bit(state, bank, row, half, i)} << i;
   return word;
+}
+
+std::uint32_t MachineStateReader::bigint_entry(const engine::RecurrentStateView& state, int memory, int index) const {
+  const std::vector<int>& banks = memory == 0 ? machine_.layout.bigint_a_banks : machine_.layout.bigint_b_banks;
+  if (banks.empty()) fail("the {} machine has no big-integer unit", machine_.spec.name);
+  std::optional<std::uint32_t> entry;
+  for (int t = 0; t < static_cast<int>(banks.size()); ++t) {
+    // Copy t of A holds A[r + t] in row r, copy t of B holds B[r − t].
+    int row = (memory == 0 ? index - t : index + t) & (cpu::kRowsPerBank - 1);
+    std::uint32_t value = 0;
+    for (int i = 0; i < 30; ++i) value |= std::uint32_t{bit(state, banks[t], row, 0, i)} << i;
+    if (entry && value != *entry)
+      fail("big-integer memory {}[{}] is 0x{:08x} in copy 0 but 0x{:08x} in copy {}", memory == 0 ? 'A' : 'B', index,
+           *entry, value, t);
+    entry = value;
+  }
+  return *entry;
 }
 
 }  // namespace rvformer::verify

@@ -1,5 +1,5 @@
 // verify/machine_state.h — reads the architectural state of the compiled machine (PC, registers,
-// RAM words) out of a model's GDN recurrent state, given where placement put each bank (the
+// RAM words, the big-integer unit's memories) out of a model's GDN recurrent state, given where placement put each bank (the
 // compiled machine's bank_heads). Every lane must hold exactly 0 or the bit value V; anything else
 // is reported as corruption.
 #pragma once
@@ -22,6 +22,9 @@ class MachineStateReader {
   std::uint32_t pc(const engine::RecurrentStateView& state) const;  // byte address of the next instruction
   std::array<std::uint32_t, 32> registers(const engine::RecurrentStateView& state) const;
   std::uint32_t ram_word(const engine::RecurrentStateView& state, std::uint32_t address) const;  // address in RAM
+  // Entry `index` of the big-integer unit's memory A (memory 0) or B (1), from each of its eight
+  // copies; throws when the copies disagree (docs/bigint-unit.md).
+  std::uint32_t bigint_entry(const engine::RecurrentStateView& state, int memory, int index) const;
 
  private:
   bool bit(const engine::RecurrentStateView& state, int bank, int row, int half, int lane) const;

@@ -1,8 +1,10 @@
-// Lockstep verification and ablation against the compiled machine (label weights): a clean run is
+// Lockstep verification and ablation against the compiled machines (label weights): a clean run is
 // reported clean, a corrupted state is caught and named, and zeroing one compiled block of weights
-// makes programs fail, so the computation really flows through the weights.
+// makes programs fail, so the computation really flows through the weights. The big-integer unit
+// gets the same on the machine that has it.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <set>
 
 #include "circuit/graph.h"
@@ -49,10 +51,12 @@ int main(void) {
 }
 )";
 
-class Verify : public ::testing::Test {
+// A machine compiled to weights (cached), loaded once for a test suite.
+template <const program::MachineSpec& kSpec>
+class CompiledMachineTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    machine_ = cpu::build_machine().release();
+    machine_ = cpu::build_machine(kSpec).release();
     auto checkpoint = driver::machine_checkpoint(*machine_, std::nullopt, [](const std::string&) {});
     bank_heads_ = new std::vector<compiler::HeadSlot>(driver::read_machine_info(checkpoint).bank_heads);
     model_ = new engine::FastModel(engine::FastModel::load(checkpoint));
@@ -63,14 +67,12 @@ class Verify : public ::testing::Test {
     delete machine_;
   }
 
-  static cpu::Machine* machine_;
-  static std::vector<compiler::HeadSlot>* bank_heads_;
-  static engine::FastModel* model_;
+  static inline cpu::Machine* machine_ = nullptr;
+  static inline std::vector<compiler::HeadSlot>* bank_heads_ = nullptr;
+  static inline engine::FastModel* model_ = nullptr;
 };
 
-cpu::Machine* Verify::machine_ = nullptr;
-std::vector<compiler::HeadSlot>* Verify::bank_heads_ = nullptr;
-engine::FastModel* Verify::model_ = nullptr;
+using Verify = CompiledMachineTest<program::kDefaultMachine>;
 
 // The golden machine's instruction count for a program that exits.
 std::uint64_t emulator_instructions(const program::ProgramImage& image) {
@@ -132,7 +134,7 @@ TEST_F(Verify, RandomInstructionStreamsRunInLockstep) {
     EXPECT_EQ(report.instructions, emulator_instructions(image));
   }
   for (const isa::OpInfo& info : isa::instruction_table())
-    if (info.op != isa::Op::kFence) {
+    if (info.op != isa::Op::kFence && !isa::is_bigint(info.op)) {  // the unit's have their own test
       EXPECT_TRUE(covered.contains(info.op)) << info.name << " never ran";
     }
 }
@@ -270,6 +272,113 @@ TEST_F(Verify, ZeroingTheAddersWeightsBreaksThePrograms) {
   std::filesystem::remove_all(dir);
   ASSERT_TRUE(report.difference) << "the program ran correctly without the adder";
   EXPECT_LT(report.instructions, 1000u) << *report.difference;  // crt0 and the first loop
+}
+
+constexpr program::MemoryMap kBigintMap = program::kBigintMachine.memory_map();
+
+// The machine with the big-integer unit (rvformer-bigint), compiled to weights.
+class BigintUnit : public CompiledMachineTest<program::kBigintMachine> {
+ protected:
+  // Both of the unit's memories, read out of the weights' state, equal the golden machine's.
+  static void expect_same_memories(const driver::FastModelMachine& weights, const program::ProgramImage& image) {
+    emulator::Emulator golden(image);
+    golden.run(100'000'000, [](std::uint8_t) {});
+    MachineStateReader reader(*machine_, *bank_heads_);
+    for (int index = 0; index < 128; ++index) {
+      EXPECT_EQ(reader.bigint_entry(weights.recurrent_state(), 0, index), golden.bigint_a()[index]) << "A" << index;
+      EXPECT_EQ(reader.bigint_entry(weights.recurrent_state(), 1, index), golden.bigint_b()[index]) << "B" << index;
+    }
+  }
+};
+
+// Every entry of A and B written with random 32-bit values (of which the unit keeps 30), then dot
+// products over windows at every offset, wrapping around both memories: the largest sums reach
+// 2^63 and every partial-product column is exercised.
+program::ProgramImage every_entry_program(std::uint64_t seed) {
+  std::mt19937 random(static_cast<std::uint32_t>(seed));
+  std::vector<std::uint32_t> words;
+  auto li = [&](std::uint8_t rd, std::uint32_t value) {
+    for (std::uint32_t word : isa::load_immediate(rd, value)) words.push_back(word);
+  };
+  auto r_type = [&](isa::Op op, std::uint8_t rd, std::uint8_t rs1, std::uint8_t rs2) {
+    words.push_back(isa::encode({.op = op, .rd = rd, .rs1 = rs1, .rs2 = rs2, .imm = 0}));
+  };
+  constexpr std::uint8_t kIndex = 5, kValue = 6, kOther = 7;
+  for (std::uint32_t index = 0; index < 128; ++index) {
+    bool largest = index % 16 == 0;  // all ones: the largest products
+    li(kIndex, index + 128 * (index % 3));
+    li(kValue, largest ? 0xFFFFFFFFu : random());
+    r_type(isa::Op::kBzPuta, 0, kIndex, kValue);
+    li(kValue, largest ? 0x3FFFFFFFu : random());
+    r_type(isa::Op::kBzPutb, 0, kIndex, kValue);
+  }
+  for (int window = 0; window < 40; ++window) {
+    li(kIndex, window < 16 ? static_cast<std::uint32_t>(window * 8) : random());
+    li(kOther, window < 16 ? static_cast<std::uint32_t>(window * 8 + 7) : random());
+    r_type(window % 2 ? isa::Op::kBzDothi : isa::Op::kBzDotlo, static_cast<std::uint8_t>(10 + window % 8), kIndex, kOther);
+  }
+  li(kIndex, kBigintMap.exit_address);
+  words.push_back(isa::encode({.op = isa::Op::kSw, .rd = 0, .rs1 = kIndex, .rs2 = 0, .imm = 0}));
+  program::ProgramImage image;
+  image.map = kBigintMap;
+  for (std::uint32_t word : words)
+    for (int shift = 0; shift < 32; shift += 8) image.code.push_back(static_cast<std::uint8_t>(word >> shift));
+  image.entry = image.map.code.base;
+  return image;
+}
+
+TEST_F(BigintUnit, EveryEntryAndWindowRunsInLockstep) {
+  program::ProgramImage image = every_entry_program(5);
+  driver::FastModelMachine weights(*model_);
+  LockstepReport report = run_lockstep(*machine_, *bank_heads_, weights, image, {});
+  EXPECT_FALSE(report.difference) << *report.difference;
+  EXPECT_EQ(report.ending, "exit 0");
+  EXPECT_EQ(report.instructions, emulator_instructions(image));
+  expect_same_memories(weights, image);
+}
+
+// Random instruction streams with the unit's instructions among the rest, in lockstep.
+TEST_F(BigintUnit, RandomInstructionStreamsRunInLockstep) {
+  std::set<isa::Op> covered;
+  for (std::uint64_t seed : {1u, 2u}) {
+    emulator::RandomProgram random = emulator::generate_random_program(
+        {.seed = seed, .streams = 6, .min_stream_length = 60, .max_stream_length = 120, .map = kBigintMap});
+    for (auto [first, last] : random.stream_code)
+      for (std::uint32_t pc = first; pc < last; pc += 4)
+        covered.insert(isa::decode(random.code[(pc - kBigintMap.code.base) / 4]).op);
+    program::ProgramImage image = program::load_elf(random.elf, kBigintMap, "random program");
+    driver::FastModelMachine weights(*model_);
+    LockstepReport report = run_lockstep(*machine_, *bank_heads_, weights, image, {});
+    EXPECT_FALSE(report.difference) << "seed " << seed << ": " << *report.difference;
+    EXPECT_EQ(report.ending, "exit 0");
+    EXPECT_EQ(report.instructions, emulator_instructions(image));
+    expect_same_memories(weights, image);
+  }
+  for (const isa::OpInfo& info : isa::instruction_table())
+    if (isa::is_bigint(info.op)) {
+      EXPECT_TRUE(covered.contains(info.op)) << info.name << " never ran";
+    }
+}
+
+TEST_F(BigintUnit, ZeroingTheRowAddersWeightsBreaksTheUnit) {
+  program::ProgramImage image = every_entry_program(6);
+  circuit::CircuitGraph graph = circuit::analyze(machine_->circuit);
+  compiler::Placement placement = compiler::place(machine_->circuit, graph);
+  compiler::EmittedModel emitted = compiler::emit(machine_->circuit, graph, placement);
+  ablate(emitted, placement, machine_->circuit, "bigint");
+  auto dir = std::filesystem::path(::testing::TempDir()) / "ablated_bigint_machine";
+  engine::write_checkpoint(dir, emitted.config, emitted.tensors_to_write(engine::DType::BF16));
+  engine::FastModel ablated = engine::FastModel::load(dir);
+  driver::FastModelMachine weights(ablated);
+  LockstepReport report;
+  try {
+    report = run_lockstep(*machine_, placement.bank_head, weights, image, {});
+  } catch (const Error& e) {
+    report.difference = e.what();
+  }
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(report.difference) << "the unit worked without its row adders";
+  EXPECT_LT(report.instructions, 10u) << *report.difference;  // the first put
 }
 
 }  // namespace
