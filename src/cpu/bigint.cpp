@@ -12,8 +12,6 @@
 namespace rvformer::cpu {
 namespace {
 
-constexpr int kTerms = 8;
-constexpr int kLimbBits = 30;
 constexpr int kIndexBits = 7;  // 128 entries a memory
 
 // The index bits of rs1 plus the constant `offset`, mod 128, computed when `condition` holds.
@@ -45,7 +43,7 @@ void MachineBuilder::add_bigint_unit() {
     // The rows are summed in the MLP that decodes the instruction, so they are switched on by its
     // stored bits rather than the one-hot op.
     Form putting = decoded_.first_stage(put_op, control_.executing).on();
-    for (int t = 0; t < kTerms; ++t) {
+    for (int t = 0; t < kBigintTerms; ++t) {
       const std::string copy = name + std::to_string(t);
       // A[x] lands in row x − t of copy t, B[x] in row x + t.
       int offset = memory == 0 ? (128 - t) % 128 : t;
@@ -57,7 +55,7 @@ void MachineBuilder::add_bigint_unit() {
       bank.read.row = binary_select(slice(memory == 0 ? operands_.rs1 : operands_.rs2, 0, kIndexBits), {},
                                     {F(decoded_.op[kBzDotlo]) + F(decoded_.op[kBzDothi])});
       Bits value;
-      for (int i = 0; i < kLimbBits; ++i) {
+      for (int i = 0; i < kBigintLimbBits; ++i) {
         value.push_back(c_.add_read_signal("bigint." + copy + "[" + std::to_string(i) + "]"));
         bank.write.lanes[0].push_back(F(operands_.rs2[i]));
         bank.read.lanes[0].push_back({{value.back(), 1}});
@@ -67,8 +65,8 @@ void MachineBuilder::add_bigint_unit() {
       // A copy reads zeros unless a dot product executes, so the partial products need no enable.
       if (memory == 1) {
         const Bits& a = a_copies_[t];
-        for (int p = 0; p < kLimbBits; ++p)
-          for (int q = 0; q < kLimbBits; ++q) bigint_rows_.push_back({p + q, {lit(a[p]), lit(value[q])}, true});
+        for (int p = 0; p < kBigintLimbBits; ++p)
+          for (int q = 0; q < kBigintLimbBits; ++q) bigint_rows_.push_back({p + q, {lit(a[p]), lit(value[q])}, true});
       } else {
         a_copies_.push_back(value);
       }

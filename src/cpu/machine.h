@@ -23,6 +23,8 @@ inline constexpr int kInstructionLanes = 15;    // two bits each: a stored instr
 inline constexpr int kWordLanes = 16;           // two bits each: a word of read-only data
 inline constexpr int kRegisterLaneSets = 3;     // per register bit: a lui lane, a link lane, a late lane
 inline constexpr int kCounterLevels = 17;       // steps since the PC's base: 0..16 (16 crosses a row)
+inline constexpr int kBigintLimbBits = 30;      // lanes of a big-integer unit entry
+inline constexpr int kBigintTerms = 8;          // terms of its dot product, and copies of each memory
 
 // Where each part of the machine state is, as circuit bank indices.
 struct MachineLayout {

@@ -81,7 +81,7 @@ std::uint32_t MachineStateReader::bigint_entry(const engine::RecurrentStateView&
     // Copy t of A holds A[r + t] in row r, copy t of B holds B[r − t].
     int row = (memory == 0 ? index - t : index + t) & (cpu::kRowsPerBank - 1);
     std::uint32_t value = 0;
-    for (int i = 0; i < 30; ++i) value |= std::uint32_t{bit(state, banks[t], row, 0, i)} << i;
+    for (int i = 0; i < cpu::kBigintLimbBits; ++i) value |= std::uint32_t{bit(state, banks[t], row, 0, i)} << i;
     if (entry && value != *entry)
       fail("big-integer memory {}[{}] is 0x{:08x} in copy 0 but 0x{:08x} in copy {}", memory == 0 ? 'A' : 'B', index,
            *entry, value, t);
