@@ -56,7 +56,12 @@ std::string describe_trap(const Trap& trap, const MemoryMap& map) {
   }
   std::string where = fmt::format("{} at pc 0x{:08x} (instruction 0x{:08x}", cause, trap.pc,
                                   trap.instruction);
-  if (trap.cause == TrapCause::kIllegalInstruction) return where + ")";
+  if (trap.cause == TrapCause::kIllegalInstruction) {
+    if (is_bigint(decode(trap.instruction).op))
+      return fmt::format("{}: {}): the {} machine has no big-integer unit (rvformer-bigint has)", where,
+                         disassemble(trap.instruction), map.name);
+    return where + ")";
+  }
   where += fmt::format(": {})", disassemble(trap.instruction));
   Op op = decode(trap.instruction).op;
   unsigned width = memory_access_width(op);

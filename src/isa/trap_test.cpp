@@ -18,6 +18,10 @@ TEST(Trap, DescribesEachCauseWithTheInstructionAndTheAddress) {
   const std::uint32_t jalr = encode({.op = Op::kJalr, .rd = 1, .rs1 = 5, .rs2 = 0, .imm = 0});
   EXPECT_EQ(describe_trap({TrapCause::kIllegalInstruction, 0x00100004, 0x00000073, 0}, kRvformerMap),
             "illegal instruction at pc 0x00100004 (instruction 0x00000073)");
+  const std::uint32_t dot = encode({.op = Op::kBzDotlo, .rd = 10, .rs1 = 5, .rs2 = 6, .imm = 0});
+  EXPECT_EQ(describe_trap({TrapCause::kIllegalInstruction, 0x00100004, dot, 0}, kRvformerMap),
+            "illegal instruction at pc 0x00100004 (instruction 0x0062a50b: bz.dotlo a0, t0, t1): the rvformer "
+            "machine has no big-integer unit (rvformer-bigint has)");
   EXPECT_EQ(describe_trap({TrapCause::kLoadAddressMisaligned, 0x00100008, lw, 0xffff8002}, kRvformerMap),
             "load address misaligned at pc 0x00100008 (instruction 0x0022a383: lw t2, 2(t0)): "
             "address 0xffff8002 is not 4-byte aligned");
