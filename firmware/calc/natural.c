@@ -104,6 +104,12 @@ static void schoolbook(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int
     for (int j = 0; j < n_b; ++j) r[j + n_a] = limbs_addmul_1(r + j, a, n_a, b[j]);
 }
 
+/* r[offset ..] += piece[0 .. n), the carry run up to r[n_r - 1]: a partial product added in. */
+static void add_at(limb_t* r, int n_r, int offset, const limb_t* piece, int n) {
+    limb_t carry = limbs_add(r + offset, r + offset, piece, n);
+    limbs_add_1(r + offset + n, r + offset + n, n_r - offset - n, carry);
+}
+
 #ifdef RVFORMER_BIGINT_UNIT
 /* The unit costs about 40 instructions a column (loading, splitting the column sum) and 10 a window
  * of eight limb products, rows about 20 a limb product: rows stay cheaper for small products (up to
@@ -128,11 +134,8 @@ static void unit_multiply(limb_t* r, const limb_t* a, int n_a, const limb_t* b, 
         int length_b = n_b - j < LIMBS_UNIT_MAX ? n_b - j : LIMBS_UNIT_MAX;
         for (int i = 0; i < n_a; i += LIMBS_UNIT_MAX) {
             int length_a = n_a - i < LIMBS_UNIT_MAX ? n_a - i : LIMBS_UNIT_MAX;
-            limb_t* tile = r + i + j;
-            int end = length_a + length_b;
             limbs_mul_unit(tile_product, a + i, length_a, b + j, length_b);
-            limb_t carry = limbs_add(tile, tile, tile_product, end);
-            limbs_add_1(tile + end, tile + end, n_a + n_b - i - j - end, carry);
+            add_at(r, n_a + n_b, i + j, tile_product, length_a + length_b);
         }
     }
     arena_next = mark;
@@ -208,9 +211,7 @@ static void multiply(limb_t* r, const limb_t* a, int n_a, const limb_t* b, int n
             karatsuba(piece, a + offset, b, n_b);
         else
             multiply(piece, b, n_b, a + offset, length);
-        int rest = n_a + n_b - offset;
-        limb_t carry = limbs_add(r + offset, r + offset, piece, length + n_b);
-        limbs_add_1(r + offset + length + n_b, r + offset + length + n_b, rest - length - n_b, carry);
+        add_at(r, n_a + n_b, offset, piece, length + n_b);
     }
     arena_next = mark;
 }

@@ -245,9 +245,11 @@ Bits multiply_accumulate(Gates g, const Bits& a, const Bits& b, const std::vecto
   std::vector<SignalId> count;
   std::vector<int> max(64, 0);
   for (int m = 0; m < 64; ++m) max[m] = (m <= 62 ? std::min(m, 62 - m) + 1 : 0) + (m >= 32 ? 2 : 0) + (m == 32 ? 2 : 0);
-  std::vector<int> own_max = max;
-  for (const ExtraRow& row : rows) (row.later ? max : own_max)[row.column] += 1;
-  for (const ExtraRow& row : rows) max[row.column] += row.later ? 0 : 1;
+  std::vector<int> own_max = max;  // without the later rows
+  for (const ExtraRow& row : rows) {
+    ++max[row.column];
+    if (!row.later) ++own_max[row.column];
+  }
   for (int m = 0; m < 64; ++m) count.push_back(g.signal(indexed("count", m), 0, std::max(own_max[m], 1)));
   std::vector<SignalId> later_count(64, 0);
   for (const ExtraRow& row : rows) {

@@ -36,7 +36,7 @@ void MachineBuilder::add_decoder() {
   decoded_.insn = &insn_;
   Form any_op;
   for (int op = 0; op < kOpCount; ++op) {
-    if (op >= kFirstBigintOp && !spec_.bigint_unit) {
+    if (!decodes(op)) {
       decoded_.op[op] = zero_;
       continue;
     }

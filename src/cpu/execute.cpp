@@ -104,7 +104,7 @@ void MachineBuilder::add_execute() {
   SignalId rd_nonzero = w.any("rd_nonzero", circuit::sum_of(insn_.rd()));
   Form late_op;
   for (int o = kLb; o < kOpCount; ++o)
-    if (o != kSb && o != kSh && o != kSw && o != kFence && (o < kFirstBigintOp || spec_.bigint_unit)) late_op += op(o);
+    if (o != kSb && o != kSh && o != kSw && o != kFence && decodes(o)) late_op += op(o);
   late_op += op(kAuipc);
   value_step_ = w.all("value_step", {lit(rd_nonzero), lit(control_.executing)}, late_op);
   write_result(result, "alu");
@@ -191,8 +191,9 @@ void MachineBuilder::add_execute() {
 
 // The multiply-accumulate: products (mul*: funct7 = 1, funct3 = 0xx, the signedness from the
 // one-hot instruction, a stage later), sums of shifted operands (sh1add..sh3add), a division's
-// partial remainders and signed quotient (its rows) and the big-integer unit's dot products (its rows). The sum is the step's value except while a
-// division holds it, when its pieces go out as HI tokens.
+// partial remainders and signed quotient (its rows) and the big-integer unit's dot products (its
+// rows). The sum is the step's value except while a division holds it, when its pieces go out as HI
+// tokens.
 void MachineBuilder::add_multiplier() {
   Gates g = gates("alu");
   auto op = [&](int o) { return F(decoded_.op[o]); };
@@ -215,7 +216,7 @@ void MachineBuilder::add_multiplier() {
     }
   }
   Form high = op(kMulh) + op(kMulhsu) + op(kMulhu);
-  if (spec_.bigint_unit) high += op(kBzDothi);
+  if (decodes(kBzDothi)) high += op(kBzDothi);
   Bits sum = circuit::multiply_accumulate(g.sub("mul"), operands_.rs1, operands_.rs2, {mulh, mulhsu}, {mulh},
                                           high, Enable(multiply), rows, any);
   write_result(forms_of(sum), "mul", {nlit(division_.holds)});

@@ -10,6 +10,7 @@
 #include "driver/model_machine.h"
 #include "emulator/differential.h"
 #include "isa/instruction_set.h"
+#include "verify/assembler_testing.h"
 #include "verify/lockstep.h"
 
 namespace rvformer::verify {
@@ -17,36 +18,12 @@ namespace {
 
 using isa::Format;
 using isa::Op;
+using testing::Assembler;
 using program::kRvformerMap;
 
 constexpr std::uint8_t kRa = 1, kT0 = 5, kT1 = 6, kT2 = 7, kT3 = 28;
 
 const std::uint32_t kEdgeValues[] = {0, 1, 0xFFFFFFFF, 0x80000000, 0x7FFFFFFF, 7, 0xFFFFFFF9, 0x12345678, 0x10000, 31, 32};
-
-// Machine words from the start of the code ROM.
-class Assembler {
- public:
-  Assembler& add(Op op, std::uint8_t rd, std::uint8_t rs1, std::uint8_t rs2, std::int32_t imm) {
-    words_.push_back(isa::encode({.op = op, .rd = rd, .rs1 = rs1, .rs2 = rs2, .imm = imm}));
-    return *this;
-  }
-  Assembler& li(std::uint8_t rd, std::uint32_t value) {
-    for (std::uint32_t word : isa::load_immediate(rd, value)) words_.push_back(word);
-    return *this;
-  }
-  program::ProgramImage exit_and_link() {
-    li(kT0, kRvformerMap.exit_address).add(Op::kSw, 0, kT0, 0, 0);
-    program::ProgramImage image;
-    image.map = kRvformerMap;
-    for (std::uint32_t word : words_)
-      for (int shift = 0; shift < 32; shift += 8) image.code.push_back(static_cast<std::uint8_t>(word >> shift));
-    image.entry = kRvformerMap.code.base;
-    return image;
-  }
-
- private:
-  std::vector<std::uint32_t> words_;
-};
 
 void register_register(Assembler& a, Op op) {
   for (std::uint32_t x : kEdgeValues)

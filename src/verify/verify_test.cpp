@@ -21,6 +21,7 @@
 #include "engine/checkpoint.h"
 #include "support/error.h"
 #include "toolchain/program_testing.h"
+#include "verify/assembler_testing.h"
 #include "verify/lockstep.h"
 #include "verify/machine_state.h"
 
@@ -296,35 +297,20 @@ class BigintUnit : public CompiledMachineTest<program::kBigintMachine> {
 // 2^63 and every partial-product column is exercised.
 program::ProgramImage every_entry_program(std::uint64_t seed) {
   std::mt19937 random(static_cast<std::uint32_t>(seed));
-  std::vector<std::uint32_t> words;
-  auto li = [&](std::uint8_t rd, std::uint32_t value) {
-    for (std::uint32_t word : isa::load_immediate(rd, value)) words.push_back(word);
-  };
-  auto r_type = [&](isa::Op op, std::uint8_t rd, std::uint8_t rs1, std::uint8_t rs2) {
-    words.push_back(isa::encode({.op = op, .rd = rd, .rs1 = rs1, .rs2 = rs2, .imm = 0}));
-  };
+  testing::Assembler a;
   constexpr std::uint8_t kIndex = 5, kValue = 6, kOther = 7;
   for (std::uint32_t index = 0; index < 128; ++index) {
     bool largest = index % 16 == 0;  // all ones: the largest products
-    li(kIndex, index + 128 * (index % 3));
-    li(kValue, largest ? 0xFFFFFFFFu : random());
-    r_type(isa::Op::kBzPuta, 0, kIndex, kValue);
-    li(kValue, largest ? 0x3FFFFFFFu : random());
-    r_type(isa::Op::kBzPutb, 0, kIndex, kValue);
+    a.li(kIndex, index + 128 * (index % 3));
+    a.li(kValue, largest ? 0xFFFFFFFFu : random()).add(isa::Op::kBzPuta, 0, kIndex, kValue, 0);
+    a.li(kValue, largest ? 0x3FFFFFFFu : random()).add(isa::Op::kBzPutb, 0, kIndex, kValue, 0);
   }
   for (int window = 0; window < 40; ++window) {
-    li(kIndex, window < 16 ? static_cast<std::uint32_t>(window * 8) : random());
-    li(kOther, window < 16 ? static_cast<std::uint32_t>(window * 8 + 7) : random());
-    r_type(window % 2 ? isa::Op::kBzDothi : isa::Op::kBzDotlo, static_cast<std::uint8_t>(10 + window % 8), kIndex, kOther);
+    a.li(kIndex, window < 16 ? static_cast<std::uint32_t>(window * 8) : random());
+    a.li(kOther, window < 16 ? static_cast<std::uint32_t>(window * 8 + 7) : random());
+    a.add(window % 2 ? isa::Op::kBzDothi : isa::Op::kBzDotlo, static_cast<std::uint8_t>(10 + window % 8), kIndex, kOther, 0);
   }
-  li(kIndex, kBigintMap.exit_address);
-  words.push_back(isa::encode({.op = isa::Op::kSw, .rd = 0, .rs1 = kIndex, .rs2 = 0, .imm = 0}));
-  program::ProgramImage image;
-  image.map = kBigintMap;
-  for (std::uint32_t word : words)
-    for (int shift = 0; shift < 32; shift += 8) image.code.push_back(static_cast<std::uint8_t>(word >> shift));
-  image.entry = image.map.code.base;
-  return image;
+  return a.exit_and_link(kBigintMap);
 }
 
 TEST_F(BigintUnit, EveryEntryAndWindowRunsInLockstep) {
