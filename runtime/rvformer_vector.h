@@ -1,0 +1,114 @@
+/* runtime/rvformer_vector.h — the vector unit's instructions as C functions (docs/vector-unit.md).
+ *
+ * Machines with the unit (memory map `emulator-vector`; `rvformer cc` then defines
+ * RVFORMER_VECTOR_UNIT) hold, zero when a program starts:
+ *   WM   the weight memory, VU_WEIGHT_BYTES bytes (little-endian words): int8 matrices with their
+ *        requantisation pairs, and int16 tables, written by the program with vu_wput;
+ *   AM   the activation memory, VU_ACTIVATION_ELEMENTS int16 elements: the vectors the operations
+ *        read and write, and the KV cache;
+ *   five configuration registers VL, COLS, SRC, AUX, HS (32 bits each) that give the operations
+ *        the operands two source registers cannot carry.
+ *
+ * Every instruction is R-type with opcode custom-1 (0x2B). funct3 0: configuration, funct7 k sets
+ * register k to rs1 (rd and rs2 are x0). funct3 1: data moves. funct3 2: operations writing AM (rd
+ * is x0). funct3 3: operations with a result in rd. Each operation computes exactly the function of
+ * firmware/story/story_ops.h named beside it, reading all of its inputs before writing any output (so
+ * an output may overlap an input). An instruction whose operands are out of range (see each one:
+ * counts, and every AM element or WM byte it touches inside its memory) is an illegal instruction,
+ * and so is every instruction on a machine without the unit, or with a field not listed here
+ * non-zero.
+ *
+ * Operands:
+ *   matrix m  a WM byte address, a multiple of 4: rows pairs {int32 multiplier, int32 shift} at m,
+ *             then int8 weights [rows][cols] at m + 8 * rows (the story blob's matrix layout);
+ *             requantisation as story_requant16/32, computed exactly for any multiplier and shift
+ *             in [1, 62] (a shift outside it is out of range).
+ *   int32 vectors in AM are pairs: element i at a + 2i (bits 15..0) and a + 2i + 1 (bits 31..16).
+ *
+ * Every function is volatile with a "memory" clobber: the unit's state changes under them.
+ */
+#ifndef RVFORMER_VECTOR_H
+#define RVFORMER_VECTOR_H
+
+#include <stdint.h>
+
+#define VU_WEIGHT_BYTES (384u * 1024u)
+#define VU_ACTIVATION_ELEMENTS (192u * 1024u)
+
+/* Configuration registers (funct7 of funct3 0). */
+#define VU_VL 0   /* a count: rows, elements, positions (1..4096; 1..512 where noted) */
+#define VU_COLS 1 /* columns of a matrix (1..512), or the positions' stride in AM */
+#define VU_SRC 2  /* an AM address: a third operand */
+#define VU_AUX 3  /* a shift, epsilon term, AM or WM address: a fourth operand */
+#define VU_HS 4   /* the head size (1..512; even for vu.rope) */
+
+#define VU_INSN_SET(k, a) __asm__ volatile(".insn r 0x2B, 0, %1, zero, %0, zero" : : "r"(a), "i"(k) : "memory")
+
+static inline void vu_set_vl(uint32_t value) { VU_INSN_SET(VU_VL, value); }
+static inline void vu_set_cols(uint32_t value) { VU_INSN_SET(VU_COLS, value); }
+static inline void vu_set_src(uint32_t value) { VU_INSN_SET(VU_SRC, value); }
+static inline void vu_set_aux(uint32_t value) { VU_INSN_SET(VU_AUX, value); }
+static inline void vu_set_hs(uint32_t value) { VU_INSN_SET(VU_HS, value); }
+
+/* funct3 1, funct7 0 — vu.wput rs1, rs2: the WM word at byte address rs1 (a multiple of 4) = rs2. */
+static inline void vu_wput(uint32_t address, uint32_t word) {
+    __asm__ volatile(".insn r 0x2B, 1, 0, zero, %0, %1" : : "r"(address), "r"(word) : "memory");
+}
+
+/* funct3 1, funct7 1 — vu.put rs1, rs2: AM[rs1] = the low 16 bits of rs2. */
+static inline void vu_put(uint32_t element, int32_t value) {
+    __asm__ volatile(".insn r 0x2B, 1, 1, zero, %0, %1" : : "r"(element), "r"(value) : "memory");
+}
+
+/* funct3 1, funct7 2 — vu.get rd, rs1: rd = AM[rs1] sign-extended (rs2 is x0). */
+static inline int32_t vu_get(uint32_t element) {
+    int32_t value;
+    __asm__ volatile(".insn r 0x2B, 1, 2, %0, %1, zero" : "=r"(value) : "r"(element) : "memory");
+    return value;
+}
+
+#define VU_INSN_OP(f, a, b) __asm__ volatile(".insn r 0x2B, 2, %2, zero, %0, %1" : : "r"(a), "r"(b), "i"(f) : "memory")
+
+/* funct3 2, funct7 0 — vu.matvec16 rs1 = out, rs2 = matrix: story_matvec16 with rows VL, cols COLS,
+ * x at AM[SRC]; out[i] at AM[rs1 + i]. */
+static inline void vu_matvec16(uint32_t out, uint32_t matrix) { VU_INSN_OP(0, out, matrix); }
+
+/* funct3 2, funct7 1 — vu.matvec32: the same with story_matvec32, out an int32 vector at AM[rs1]. */
+static inline void vu_matvec32(uint32_t out, uint32_t matrix) { VU_INSN_OP(1, out, matrix); }
+
+/* funct3 2, funct7 2 — vu.row16 rs1 = out, rs2 = matrix: one row as an embedding lookup,
+ * out[j] = story_requant16(w[SRC][j], requant[SRC]) for j < COLS, rows VL, SRC < VL. */
+static inline void vu_row16(uint32_t out, uint32_t matrix) { VU_INSN_OP(2, out, matrix); }
+
+/* funct3 2, funct7 3 — vu.add16 rs1 = x, rs2 = y: story_add16(x, y, VL). */
+static inline void vu_add16(uint32_t x, uint32_t y) { VU_INSN_OP(3, x, y); }
+
+/* funct3 2, funct7 4 — vu.mul16 rs1 = a (and out), rs2 = b: story_mul16(a, a, b, AUX, VL), AUX in 1..30. */
+static inline void vu_mul16(uint32_t a, uint32_t b) { VU_INSN_OP(4, a, b); }
+
+/* funct3 2, funct7 5 — vu.rmsnorm rs1 = out, rs2 = x: story_rmsnorm(out, x, VL, AUX), VL 1..512. */
+static inline void vu_rmsnorm(uint32_t out, uint32_t x) { VU_INSN_OP(5, out, x); }
+
+/* funct3 2, funct7 6 — vu.silu rs1 = x: story_silu(x, x, VL) (rs2 is x0). */
+static inline void vu_silu(uint32_t x) { VU_INSN_OP(6, x, 0); }
+
+/* funct3 2, funct7 7 — vu.rope rs1 = x, rs2 = cos: story_rope(x, cos, sin, VL, HS) with the int16
+ * tables cos at WM byte address rs2 and sin at WM byte address AUX (both even); VL even. */
+static inline void vu_rope(uint32_t x, uint32_t cos_address) { VU_INSN_OP(7, x, cos_address); }
+
+/* funct3 2, funct7 8 — vu.attend rs1 = out, rs2 = q: story_attention_head(out, q, keys, values, VL,
+ * COLS, HS) with keys at AM[SRC] and values at AM[AUX]; VL (positions) 1..512, HS 1..512. */
+static inline void vu_attend(uint32_t out, uint32_t q) { VU_INSN_OP(8, out, q); }
+
+/* funct3 3, funct7 0 — vu.argmax rd, rs1 = x: story_argmax32 over the int32 vector at AM[rs1], VL
+ * elements (rs2 is x0). */
+static inline int32_t vu_argmax(uint32_t x) {
+    int32_t index;
+    __asm__ volatile(".insn r 0x2B, 3, 0, %0, %1, zero" : "=r"(index) : "r"(x) : "memory");
+    return index;
+}
+
+#undef VU_INSN_SET
+#undef VU_INSN_OP
+
+#endif
