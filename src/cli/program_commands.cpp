@@ -255,8 +255,8 @@ void add_compile_command(CLI::App& app, Action& action) {
   cc->add_option("-o", options->output, "Output ELF file")->required();
   add_whole_number_option(*cc, "-O", options->optimization_level, "Optimisation level 0-3 (default 2)", 0, 3);
   cc->add_option("--target", options->target,
-                 "Memory map: rvformer (default), rvformer-large, rvformer-bigint, qemu-virt (QEMU's virt machine) or emulator-1m "
-                 "(1 MB of RAM, golden emulator only)")
+                 "Memory map: rvformer (default), rvformer-large, rvformer-bigint, qemu-virt (QEMU's virt machine), emulator-1m "
+                 "(1 MB of RAM) or emulator-vector (the vector unit); the last two on the golden emulator only")
       ->check(CLI::IsMember(memory_map_names()));
   cc->add_flag("-v,--verbose", options->verbose, "Print the compiler commands");
   cc->callback([options, &action] { action = [options] { return compile_command(*options); }; });

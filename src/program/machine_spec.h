@@ -3,7 +3,7 @@
 // payloads, the driver's loading and the verifier's state reader. The default keeps the rvformer
 // map (256 KB code, 128 KB read-only data, 32 KB RAM); "large" gives 512 KB of code and 128 KB of
 // RAM; "bigint" the default memories with the big-integer unit (docs/bigint-unit.md). The
-// emulator-only "emulator-1m" map is listed here too (docs/memory-map.md).
+// emulator-only maps "emulator-1m" and "emulator-vector" are listed here too (docs/memory-map.md).
 #pragma once
 
 #include <cstdint>
@@ -75,8 +75,23 @@ inline constexpr MemoryMap kEmulator1MbMap{.name = "emulator-1m",
                                            .exit_convention = ExitConvention::kExitCode,
                                            .input_address = 0xFFEF'8008};
 
+// An emulator-only map with the vector unit (docs/vector-unit.md), on which the story program runs
+// its forward pass as vector instructions: code and read-only data as in the rvformer map, RAM and
+// the MMIO page as in the rvformer-large machine's map (128 KB at the top of the address space, the
+// page 32 KB below it). No machine compiles the unit into weights yet.
+inline constexpr MemoryMap kEmulatorVectorMap{.name = "emulator-vector",
+                                              .code = kRvformerMap.code,
+                                              .rodata = kRvformerMap.rodata,
+                                              .ram = kLargeMachine.memory_map().ram,
+                                              .console_address = kLargeMachine.memory_map().console_address,
+                                              .exit_address = kLargeMachine.memory_map().exit_address,
+                                              .exit_convention = ExitConvention::kExitCode,
+                                              .input_address = kLargeMachine.memory_map().input_address,
+                                              .vector_unit = true};
+static_assert(kEmulatorVectorMap.ram.base == 0xFFFE'0000 && kEmulatorVectorMap.console_address == 0xFFFD'8000);
+
 inline constexpr MemoryMap kMemoryMaps[] = {kRvformerMap, kLargeMachine.memory_map(), kBigintMachine.memory_map(),
-                                             kQemuVirtMap, kEmulator1MbMap};
+                                             kQemuVirtMap, kEmulator1MbMap, kEmulatorVectorMap};
 
 // The map called `name`, or nothing.
 constexpr std::optional<MemoryMap> find_memory_map(std::string_view name) {

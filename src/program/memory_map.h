@@ -39,6 +39,9 @@ struct MemoryMap {
   // The machine has the big-integer unit: its bz.* instructions execute (docs/bigint-unit.md);
   // elsewhere they are illegal instructions.
   bool bigint_unit = false;
+  // The machine has the vector unit: its vu.* instructions execute (docs/vector-unit.md); elsewhere
+  // they are illegal instructions.
+  bool vector_unit = false;
 };
 
 // QEMU virt: RAM from 0x80000000, NS16550 UART transmit register at 0x10000000, sifive_test

@@ -52,7 +52,7 @@ std::string checked_cross_compiler() {
 
 // Preprocessor definitions that tell runtime/console.c (and any source that wants them, such as
 // firmware that reads the console without stdio) where the MMIO registers are, and whether the
-// machine has the big-integer unit.
+// machine has the big-integer unit or the vector unit.
 std::vector<std::string> mmio_definitions(const program::MemoryMap& map) {
   std::vector<std::string> definitions = {
       "-DRVFORMER_CONSOLE_ADDRESS=" + hex(map.console_address) + "u",
@@ -60,6 +60,7 @@ std::vector<std::string> mmio_definitions(const program::MemoryMap& map) {
   };
   if (map.input_address != 0) definitions.push_back("-DRVFORMER_INPUT_ADDRESS=" + hex(map.input_address) + "u");
   if (map.bigint_unit) definitions.push_back("-DRVFORMER_BIGINT_UNIT=1");
+  if (map.vector_unit) definitions.push_back("-DRVFORMER_VECTOR_UNIT=1");
   if (map.exit_convention == program::ExitConvention::kSifiveTestFinisher) {
     definitions.push_back("-DRVFORMER_EXIT_SIFIVE_FINISHER");
   }
@@ -106,7 +107,7 @@ void compile_program(const CompileOptions& options) {
   const std::vector<std::string> compile_flags = {
       compiler, "-march=rv32im_zba", "-mabi=ilp32", fmt::format("-O{}", options.optimization_level),
       "-mstrict-align", "-ffunction-sections", "-fdata-sections", "--specs=picolibc.specs",
-      "-Wall", "-I", runtime.string(), "-c"};  // -I: runtime/rvformer_bigint.h
+      "-Wall", "-I", runtime.string(), "-c"};  // -I: runtime/rvformer_bigint.h, rvformer_vector.h
   TemporaryDirectory objects;
   std::vector<std::string> link = {compiler, "-march=rv32im", "-mabi=ilp32",
                                    "--specs=picolibc.specs", "-nostartfiles",
