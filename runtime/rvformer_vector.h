@@ -89,8 +89,11 @@ static inline void vu_mul16(uint32_t a, uint32_t b) { VU_INSN_OP(4, a, b); }
 /* funct3 2, funct7 5 — vu.rmsnorm rs1 = out, rs2 = x: story_rmsnorm(out, x, VL, AUX), VL 1..512. */
 static inline void vu_rmsnorm(uint32_t out, uint32_t x) { VU_INSN_OP(5, out, x); }
 
-/* funct3 2, funct7 6 — vu.silu rs1 = x: story_silu(x, x, VL) (rs2 is x0). */
-static inline void vu_silu(uint32_t x) { VU_INSN_OP(6, x, 0); }
+/* funct3 2, funct7 6 — vu.silu rs1 = x: story_silu(x, x, VL) (rs2 is x0: written as `zero`, since an
+ * "r" operand of 0 may be any register holding 0, and the word is then illegal). */
+static inline void vu_silu(uint32_t x) {
+    __asm__ volatile(".insn r 0x2B, 2, 6, zero, %0, zero" : : "r"(x) : "memory");
+}
 
 /* funct3 2, funct7 7 — vu.rope rs1 = x, rs2 = cos: story_rope(x, cos, sin, VL, HS) with the int16
  * tables cos at WM byte address rs2 and sin at WM byte address AUX (both even); VL even. */
