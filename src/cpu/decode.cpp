@@ -27,6 +27,7 @@ Enable Decoded::first_stage(int op, SignalId state) const {
   if (e.funct3 >= 0) literals = join(literals, match_bits(insn->stored, 10, 3, static_cast<std::uint32_t>(e.funct3)));
   if (e.funct7 >= 0) literals = join(literals, match_bits(insn->stored, 23, 7, static_cast<std::uint32_t>(e.funct7)));
   if (e.no_rd) literals = join(literals, match_bits(insn->stored, 5, 5, 0));
+  if (e.no_rs2) literals = join(literals, match_bits(insn->stored, 18, 5, 0));
   literals.push_back(lit(state));
   return Enable(literals);
 }

@@ -176,9 +176,9 @@ class MachineBuilder {
 
  private:
   Gates gates(const std::string& unit) { return Gates(c_, unit); }
-  // Whether this machine decodes `op` (the big-integer unit's only with the unit); the others' one-hot
-  // signal is the constant 0.
-  bool decodes(int op) const { return op < kFirstBigintOp || spec_.bigint_unit; }
+  // Whether this machine decodes `op` (the big-integer unit's only with the unit, the vector unit's
+  // never: no machine has it); the others' one-hot signal is the constant 0.
+  bool decodes(int op) const { return op < kFirstBigintOp || (op < kFirstVectorOp && spec_.bigint_unit); }
   const TokenFamily& family(TokenKind kind) const { return m_.vocabulary.family(kind); }
 
   // tokens.cpp

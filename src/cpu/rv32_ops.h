@@ -1,8 +1,10 @@
 // cpu/rv32_ops.h — the instructions the in-weights CPU decodes: RV32I (without ECALL, EBREAK and
 // CSRs), M, Zba, FENCE and the big-integer unit's custom-0 instructions (only a machine with the
-// unit decodes those), each identified by its opcode, funct3 and funct7 fields and, for the unit's
-// puts, rd = 0. Everything else is an illegal instruction. (Written independently of the golden emulator's table, which
-// checks it.)
+// unit decodes those), each identified by its opcode, funct3 and funct7 fields and, for the units'
+// instructions, the register fields they leave zero. Everything else is an illegal instruction. The
+// vector unit's custom-1 instructions are listed so that the table names every word the golden
+// emulator decodes; no compiled machine has that unit, so every one treats them as illegal.
+// (Written independently of the golden emulator's table, which checks it.)
 #pragma once
 
 #include <array>
@@ -21,9 +23,14 @@ enum Rv32Op : int {
   kSh1add, kSh2add, kSh3add,
   kFence,
   kBzPuta, kBzPutb, kBzDotlo, kBzDothi,
+  kVuSetvl, kVuSetcols, kVuSetsrc, kVuSetaux, kVuSeths,
+  kVuWput, kVuPut, kVuGet,
+  kVuMatvec16, kVuMatvec32, kVuRow16, kVuAdd16, kVuMul16, kVuRmsnorm, kVuSilu, kVuRope, kVuAttend,
+  kVuArgmax,
   kOpCount
 };
 inline constexpr int kFirstBigintOp = kBzPuta;
+inline constexpr int kFirstVectorOp = kVuSetvl;
 
 struct Rv32Encoding {
   const char* name;
@@ -31,6 +38,7 @@ struct Rv32Encoding {
   int funct3;           // bits 14..12, or -1 when not part of the encoding
   int funct7;           // bits 31..25, or -1
   bool no_rd = false;   // bits 11..7 must be 0
+  bool no_rs2 = false;  // bits 24..20 must be 0
 };
 
 inline constexpr std::array<Rv32Encoding, kOpCount> kRv32Encodings = {{
@@ -51,6 +59,13 @@ inline constexpr std::array<Rv32Encoding, kOpCount> kRv32Encodings = {{
     {"sh1add", 0x33, 2, 0x10}, {"sh2add", 0x33, 4, 0x10}, {"sh3add", 0x33, 6, 0x10},
     {"fence", 0x0F, 0, -1},
     {"bz.puta", 0x0B, 0, 0x00, true}, {"bz.putb", 0x0B, 1, 0x00, true}, {"bz.dotlo", 0x0B, 2, 0x00}, {"bz.dothi", 0x0B, 3, 0x00},
+    {"vu.setvl", 0x2B, 0, 0, true, true},  {"vu.setcols", 0x2B, 0, 1, true, true}, {"vu.setsrc", 0x2B, 0, 2, true, true},
+    {"vu.setaux", 0x2B, 0, 3, true, true}, {"vu.seths", 0x2B, 0, 4, true, true},
+    {"vu.wput", 0x2B, 1, 0, true},         {"vu.put", 0x2B, 1, 1, true},           {"vu.get", 0x2B, 1, 2, false, true},
+    {"vu.matvec16", 0x2B, 2, 0, true},     {"vu.matvec32", 0x2B, 2, 1, true},      {"vu.row16", 0x2B, 2, 2, true},
+    {"vu.add16", 0x2B, 2, 3, true},        {"vu.mul16", 0x2B, 2, 4, true},         {"vu.rmsnorm", 0x2B, 2, 5, true},
+    {"vu.silu", 0x2B, 2, 6, true, true},   {"vu.rope", 0x2B, 2, 7, true},          {"vu.attend", 0x2B, 2, 8, true},
+    {"vu.argmax", 0x2B, 3, 0, false, true},
 }};
 
 // The op a word decodes to, or kOpCount for an illegal instruction.
@@ -61,6 +76,7 @@ constexpr int decode_rv32_op(std::uint32_t word) {
     if (e.funct3 >= 0 && static_cast<int>((word >> 12) & 7) != e.funct3) continue;
     if (e.funct7 >= 0 && static_cast<int>(word >> 25) != e.funct7) continue;
     if (e.no_rd && ((word >> 7) & 0x1F) != 0) continue;
+    if (e.no_rs2 && ((word >> 20) & 0x1F) != 0) continue;
     return op;
   }
   return kOpCount;

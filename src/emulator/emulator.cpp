@@ -93,6 +93,7 @@ Emulator::Emulator(const ProgramImage& image)
       rodata_(region_contents(image.rodata, image.map.rodata)),
       ram_(region_contents(image.ram, image.map.ram)),
       decoded_(map_.code.size / 4),
+      vector_unit_(map_.vector_unit),
       pc_(image.entry) {
   check_fits(image.code, map_.code, "code");
   check_fits(image.rodata, map_.rodata, "read-only data");
@@ -106,6 +107,7 @@ Emulator::Emulator(const ProgramImage& image)
     Instruction& instruction = decoded_[index];
     instruction = decode(code_word(map_.code.base + static_cast<std::uint32_t>(index) * 4));
     if (is_bigint(instruction.op) && !map_.bigint_unit) instruction = {};
+    if (is_vector(instruction.op) && !map_.vector_unit) instruction = {};
     if (instruction.rd == 0) instruction.rd = kDiscardRegister;
   }
 }
@@ -313,6 +315,14 @@ StepResult Emulator::execute(std::uint64_t budget) {
       case Op::kBzPutb: bigint_b_[a % 128] = b & kLimbMask; break;
       case Op::kBzDotlo: x[in.rd] = static_cast<std::uint32_t>(bigint_dot(a, b)); break;
       case Op::kBzDothi: x[in.rd] = static_cast<std::uint32_t>(bigint_dot(a, b) >> 32); break;
+      // The vector unit's instructions run out of line; only vu.get and vu.argmax write rd (x0 for
+      // the rest, which decoding turned into the discarded register).
+      case Op::kVuSetvl: case Op::kVuSetcols: case Op::kVuSetsrc: case Op::kVuSetaux: case Op::kVuSeths:
+      case Op::kVuWput: case Op::kVuPut: case Op::kVuGet:
+      case Op::kVuMatvec16: case Op::kVuMatvec32: case Op::kVuRow16: case Op::kVuAdd16: case Op::kVuMul16:
+      case Op::kVuRmsnorm: case Op::kVuSilu: case Op::kVuRope: case Op::kVuAttend: case Op::kVuArgmax:
+        if (!vector_unit_.execute(in.op, a, b, x[in.rd])) goto illegal;
+        break;
       case Op::kIllegal: goto illegal;
     }
     pc = next;

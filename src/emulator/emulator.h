@@ -1,16 +1,19 @@
 // emulator/emulator.h — the golden RV32IM + Zba machine: the oracle every other implementation of
 // the CPU (the circuit, the weights) is checked against. It runs a ProgramImage on the image's
-// memory map with the map's protections, console and exit registers. Any fault ends the run with an
-// isa::Trap; nothing is ever handled by a trap handler (the machine has no CSRs).
+// memory map with the map's protections, console and exit registers, and the map's units (the
+// big-integer unit, the vector unit). Any fault ends the run with an isa::Trap; nothing is ever
+// handled by a trap handler (the machine has no CSRs).
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "emulator/vector_unit.h"
 #include "isa/instruction_set.h"
 #include "isa/trap.h"
 #include "program/program_image.h"
@@ -71,6 +74,15 @@ class Emulator {
   const std::array<std::uint32_t, 128>& bigint_a() const { return bigint_a_; }
   const std::array<std::uint32_t, 128>& bigint_b() const { return bigint_b_; }
 
+  // The vector unit's state (docs/vector-unit.md): the weight memory WM (bytes), the activation
+  // memory AM (int16 elements) and the configuration registers VL, COLS, SRC, AUX, HS. Without the
+  // unit the memories are empty and the registers zero.
+  std::span<const std::uint8_t> vector_weights() const { return vector_unit_.weights(); }
+  std::span<const std::int16_t> vector_activations() const { return vector_unit_.activations(); }
+  const std::array<std::uint32_t, VectorUnit::kRegisterCount>& vector_registers() const {
+    return vector_unit_.registers();
+  }
+
   // The aligned word at `address` in the code ROM, read-only data or RAM, regardless of access
   // permissions; nothing for MMIO, unmapped or misaligned addresses.
   std::optional<std::uint32_t> read_word(std::uint32_t address) const;
@@ -98,6 +110,7 @@ class Emulator {
   std::vector<isa::Instruction> decoded_;  // one per code ROM word, rd = kDiscardRegister for x0
   std::array<std::uint32_t, 33> registers_{};
   std::array<std::uint32_t, 128> bigint_a_{}, bigint_b_{};
+  VectorUnit vector_unit_;
   std::uint32_t pc_ = 0;
   std::uint64_t retired_ = 0;
   std::optional<StepResult> final_;

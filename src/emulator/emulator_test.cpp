@@ -445,7 +445,10 @@ TEST(Instructions, EveryInstructionIsCovered) {
   for (const BinaryCase& c : kImmediateCases) covered.insert(c.op);
   for (const BranchCase& c : kBranchCases) covered.insert(c.op);
   for (const LoadCase& c : kLoadCases) covered.insert(c.op);
-  for (const OpInfo& info : instruction_table()) EXPECT_TRUE(covered.contains(info.op)) << info.name;
+  for (const OpInfo& info : instruction_table()) {
+    if (is_vector(info.op)) continue;  // vector_unit_test runs the vector unit's
+    EXPECT_TRUE(covered.contains(info.op)) << info.name;
+  }
 }
 
 TEST(Traps, IllegalInstructions) {

@@ -11,7 +11,7 @@ namespace {
 constexpr std::uint8_t kOpcodeLoad = 0x03, kOpcodeMiscMem = 0x0F, kOpcodeOpImm = 0x13;
 constexpr std::uint8_t kOpcodeAuipc = 0x17, kOpcodeStore = 0x23, kOpcodeOp = 0x33;
 constexpr std::uint8_t kOpcodeLui = 0x37, kOpcodeBranch = 0x63, kOpcodeJalr = 0x67;
-constexpr std::uint8_t kOpcodeJal = 0x6F, kOpcodeCustom0 = 0x0B;
+constexpr std::uint8_t kOpcodeJal = 0x6F, kOpcodeCustom0 = 0x0B, kOpcodeCustom1 = 0x2B;
 constexpr std::uint8_t kFunct7Base = 0x00, kFunct7Alternate = 0x20, kFunct7MulDiv = 0x01;
 constexpr std::uint8_t kFunct7Zba = 0x10;
 // `fence` in assembly orders everything: predecessor and successor sets iorw.
@@ -74,6 +74,26 @@ constexpr std::array<OpInfo, kInstructionCount> kTable = {{
     {kBzPutb, "bz.putb", kPut, kOpcodeCustom0, 1, 0},
     {kBzDotlo, "bz.dotlo", kR, kOpcodeCustom0, 2, 0},
     {kBzDothi, "bz.dothi", kR, kOpcodeCustom0, 3, 0},
+    // The vector unit: funct3 0 sets configuration register funct7, 1 moves data, 2 operates on
+    // the activation memory, 3 writes rd (runtime/rvformer_vector.h).
+    {kVuSetvl, "vu.setvl", kSource, kOpcodeCustom1, 0, 0},
+    {kVuSetcols, "vu.setcols", kSource, kOpcodeCustom1, 0, 1},
+    {kVuSetsrc, "vu.setsrc", kSource, kOpcodeCustom1, 0, 2},
+    {kVuSetaux, "vu.setaux", kSource, kOpcodeCustom1, 0, 3},
+    {kVuSeths, "vu.seths", kSource, kOpcodeCustom1, 0, 4},
+    {kVuWput, "vu.wput", kPut, kOpcodeCustom1, 1, 0},
+    {kVuPut, "vu.put", kPut, kOpcodeCustom1, 1, 1},
+    {kVuGet, "vu.get", kUnary, kOpcodeCustom1, 1, 2},
+    {kVuMatvec16, "vu.matvec16", kPut, kOpcodeCustom1, 2, 0},
+    {kVuMatvec32, "vu.matvec32", kPut, kOpcodeCustom1, 2, 1},
+    {kVuRow16, "vu.row16", kPut, kOpcodeCustom1, 2, 2},
+    {kVuAdd16, "vu.add16", kPut, kOpcodeCustom1, 2, 3},
+    {kVuMul16, "vu.mul16", kPut, kOpcodeCustom1, 2, 4},
+    {kVuRmsnorm, "vu.rmsnorm", kPut, kOpcodeCustom1, 2, 5},
+    {kVuSilu, "vu.silu", kSource, kOpcodeCustom1, 2, 6},
+    {kVuRope, "vu.rope", kPut, kOpcodeCustom1, 2, 7},
+    {kVuAttend, "vu.attend", kPut, kOpcodeCustom1, 2, 8},
+    {kVuArgmax, "vu.argmax", kUnary, kOpcodeCustom1, 3, 0},
 }};
 
 constexpr bool table_is_in_op_order() {
@@ -85,7 +105,11 @@ constexpr bool table_is_in_op_order() {
 static_assert(table_is_in_op_order(), "op_info() indexes the table by Op");
 
 constexpr bool has_funct3(Format format) { return format != kU && format != kJ; }
-constexpr bool has_funct7(Format format) { return format == kR || format == kShift || format == kPut; }
+// R-type layouts: rd, rs1 and rs2 fields, of which kPut, kSource and kUnary leave some unused.
+constexpr bool is_r_type(Format format) {
+  return format == kR || format == kPut || format == kSource || format == kUnary;
+}
+constexpr bool has_funct7(Format format) { return is_r_type(format) || format == kShift; }
 
 std::uint32_t bits(std::uint32_t word, int high, int low) {
   return (word >> low) & ((1u << (high - low + 1)) - 1);
@@ -97,11 +121,37 @@ std::int32_t sign_extend(std::uint32_t value, int width) {
   return static_cast<std::int32_t>(value << shift) >> shift;
 }
 
+// Which register fields a format uses: rd, rs1, rs2.
+struct RegisterFields {
+  bool rd, rs1, rs2;
+};
+
+RegisterFields register_fields(Format format) {
+  switch (format) {
+    case kR: return {true, true, true};
+    case kI: case kShift: case kMemory: return {true, true, false};
+    case kS: case kB: case kPut: return {false, true, true};
+    case kU: case kJ: return {true, false, false};
+    case kSource: return {false, true, false};
+    case kUnary: return {true, true, false};
+    case kNone: return {false, false, false};
+  }
+  return {false, false, false};
+}
+
+// An R-type register field that the instruction does not use must be 0: a word that names a
+// register there is some other (illegal) instruction.
+bool unused_registers_are_zero(Format format, std::uint32_t word) {
+  if (!is_r_type(format)) return true;
+  RegisterFields fields = register_fields(format);
+  return (fields.rd || bits(word, 11, 7) == 0) && (fields.rs2 || bits(word, 24, 20) == 0);
+}
+
 bool matches(const OpInfo& info, std::uint32_t word) {
   if (bits(word, 6, 0) != info.opcode) return false;
   if (has_funct3(info.format) && bits(word, 14, 12) != info.funct3) return false;
-  if (info.format == kPut && bits(word, 11, 7) != 0) return false;
-  return !has_funct7(info.format) || bits(word, 31, 25) == info.funct7;
+  if (has_funct7(info.format) && bits(word, 31, 25) != info.funct7) return false;
+  return unused_registers_are_zero(info.format, word);
 }
 
 std::int32_t decode_immediate(Format format, std::uint32_t word) {
@@ -123,6 +173,8 @@ std::int32_t decode_immediate(Format format, std::uint32_t word) {
                              bits(word, 20, 20) << 11 | bits(word, 30, 21) << 1, 21);
     case kR:
     case kPut:
+    case kSource:
+    case kUnary:
     case kNone:
       return 0;
   }
@@ -163,26 +215,12 @@ std::uint32_t encode_immediate(const OpInfo& info, std::int32_t imm) {
              bits(value, 19, 12) << 12;
     case kR:
     case kPut:
+    case kSource:
+    case kUnary:
     case kNone:
       return 0;
   }
   return 0;
-}
-
-// Which register fields a format uses: rd, rs1, rs2.
-struct RegisterFields {
-  bool rd, rs1, rs2;
-};
-
-RegisterFields register_fields(Format format) {
-  switch (format) {
-    case kR: return {true, true, true};
-    case kI: case kShift: case kMemory: return {true, true, false};
-    case kS: case kB: case kPut: return {false, true, true};
-    case kU: case kJ: return {true, false, false};
-    case kNone: return {false, false, false};
-  }
-  return {false, false, false};
 }
 
 }  // namespace
@@ -235,6 +273,7 @@ unsigned memory_access_width(Op op) {
 bool is_load(Op op) { return op != kIllegal && op_info(op).opcode == kOpcodeLoad; }
 bool is_store(Op op) { return op != kIllegal && op_info(op).opcode == kOpcodeStore; }
 bool is_bigint(Op op) { return op != kIllegal && op_info(op).opcode == kOpcodeCustom0; }
+bool is_vector(Op op) { return op != kIllegal && op_info(op).opcode == kOpcodeCustom1; }
 
 std::array<std::uint32_t, 2> load_immediate(std::uint8_t rd, std::uint32_t value) {
   // addi sign-extends its 12 bits, so round the upper part to compensate.
@@ -276,6 +315,10 @@ std::string disassemble(std::uint32_t word) {
       return fmt::format("{} {}, {:+}", info.name, reg(in.rd), in.imm);
     case kPut:
       return fmt::format("{} {}, {}", info.name, reg(in.rs1), reg(in.rs2));
+    case kSource:
+      return fmt::format("{} {}", info.name, reg(in.rs1));
+    case kUnary:
+      return fmt::format("{} {}, {}", info.name, reg(in.rd), reg(in.rs1));
     case kNone:
       return std::string(info.name);
   }

@@ -1,7 +1,9 @@
-// isa/instruction_set.h — the RV32IM + Zba instruction set (plus FENCE as a no-op) and the
-// big-integer unit's custom-0 instructions (docs/bigint-unit.md; only machines with the unit execute
-// them): one table of encodings from which instructions are decoded, encoded and disassembled.
-// Every other encoding (compressed, CSR, ECALL/EBREAK, FENCE.I, ...) decodes as Op::kIllegal.
+// isa/instruction_set.h — the RV32IM + Zba instruction set (plus FENCE as a no-op), the big-integer
+// unit's custom-0 instructions (docs/bigint-unit.md) and the vector unit's custom-1 instructions
+// (docs/vector-unit.md, runtime/rvformer_vector.h); only machines with a unit execute its
+// instructions. One table of encodings from which instructions are decoded, encoded and
+// disassembled. Every other encoding (compressed, CSR, ECALL/EBREAK, FENCE.I, a unit's word with a
+// register field it does not use set, ...) decodes as Op::kIllegal.
 #pragma once
 
 #include <array>
@@ -23,6 +25,10 @@ enum class Op : std::uint8_t {
   kSh1add, kSh2add, kSh3add,
   kFence,
   kBzPuta, kBzPutb, kBzDotlo, kBzDothi,
+  kVuSetvl, kVuSetcols, kVuSetsrc, kVuSetaux, kVuSeths,
+  kVuWput, kVuPut, kVuGet,
+  kVuMatvec16, kVuMatvec32, kVuRow16, kVuAdd16, kVuMul16, kVuRmsnorm, kVuSilu, kVuRope, kVuAttend,
+  kVuArgmax,
   kIllegal,
 };
 inline constexpr std::size_t kInstructionCount = static_cast<std::size_t>(Op::kIllegal);
@@ -39,6 +45,8 @@ enum class Format : std::uint8_t {
   kJ,       // op rd, offset
   kNone,    // fence                (its ordering fields are ignored)
   kPut,     // op rs1, rs2          (R-type with rd = 0)
+  kSource,  // op rs1               (R-type with rd = 0 and rs2 = 0)
+  kUnary,   // op rd, rs1           (R-type with rs2 = 0)
 };
 
 struct OpInfo {
@@ -74,6 +82,8 @@ bool is_load(Op op);
 bool is_store(Op op);
 // The big-integer unit's instructions (bz.*).
 bool is_bigint(Op op);
+// The vector unit's instructions (vu.*).
+bool is_vector(Op op);
 
 // lui + addi that set `rd` to `value` (always two instructions).
 std::array<std::uint32_t, 2> load_immediate(std::uint8_t rd, std::uint32_t value);

@@ -1,10 +1,13 @@
 // isa/instruction_set_test.cpp — decoding, encoding and disassembly agree with the GNU
-// assembler's encodings (words below were produced by riscv64-unknown-elf-as -march=rv32im_zba).
+// assembler's encodings (words below were produced by riscv64-unknown-elf-as -march=rv32im_zba; the
+// vector unit's by its `.insn r 0x2B, funct3, funct7, rd, rs1, rs2`, as runtime/rvformer_vector.h
+// writes them).
 #include "isa/instruction_set.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 
 #include "support/error.h"
 
@@ -40,6 +43,27 @@ const KnownEncoding kKnown[] = {
     {0x0ff0000f, {Op::kFence, 0, 0, 0, 0}, "fence"},
 };
 
+const KnownEncoding kVectorUnit[] = {
+    {0x0005002b, {Op::kVuSetvl, 0, 10, 0, 0}, "vu.setvl a0"},
+    {0x0205802b, {Op::kVuSetcols, 0, 11, 0, 0}, "vu.setcols a1"},
+    {0x0402802b, {Op::kVuSetsrc, 0, 5, 0, 0}, "vu.setsrc t0"},
+    {0x060d802b, {Op::kVuSetaux, 0, 27, 0, 0}, "vu.setaux s11"},
+    {0x080f802b, {Op::kVuSeths, 0, 31, 0, 0}, "vu.seths t6"},
+    {0x00b5102b, {Op::kVuWput, 0, 10, 11, 0}, "vu.wput a0, a1"},
+    {0x02d6102b, {Op::kVuPut, 0, 12, 13, 0}, "vu.put a2, a3"},
+    {0x0405952b, {Op::kVuGet, 10, 11, 0, 0}, "vu.get a0, a1"},
+    {0x00b5202b, {Op::kVuMatvec16, 0, 10, 11, 0}, "vu.matvec16 a0, a1"},
+    {0x0339202b, {Op::kVuMatvec32, 0, 18, 19, 0}, "vu.matvec32 s2, s3"},
+    {0x0473202b, {Op::kVuRow16, 0, 6, 7, 0}, "vu.row16 t1, t2"},
+    {0x06f7202b, {Op::kVuAdd16, 0, 14, 15, 0}, "vu.add16 a4, a5"},
+    {0x0918202b, {Op::kVuMul16, 0, 16, 17, 0}, "vu.mul16 a6, a7"},
+    {0x0b5a202b, {Op::kVuRmsnorm, 0, 20, 21, 0}, "vu.rmsnorm s4, s5"},
+    {0x0c05202b, {Op::kVuSilu, 0, 10, 0, 0}, "vu.silu a0"},
+    {0x0fde202b, {Op::kVuRope, 0, 28, 29, 0}, "vu.rope t3, t4"},
+    {0x1094202b, {Op::kVuAttend, 0, 8, 9, 0}, "vu.attend s0, s1"},
+    {0x0005b52b, {Op::kVuArgmax, 10, 11, 0, 0}, "vu.argmax a0, a1"},
+};
+
 void expect_same(const Instruction& actual, const Instruction& expected, std::uint32_t word) {
   EXPECT_EQ(actual.op, expected.op) << std::hex << word;
   EXPECT_EQ(actual.rd, expected.rd) << std::hex << word;
@@ -54,6 +78,37 @@ TEST(InstructionSet, DecodesEncodesAndDisassemblesAssemblerOutput) {
     EXPECT_EQ(encode(known.instruction), known.word) << known.text;
     EXPECT_EQ(disassemble(known.word), known.text);
   }
+}
+
+TEST(InstructionSet, EveryVectorUnitInstructionRoundTrips) {
+  std::set<Op> seen;
+  for (const KnownEncoding& known : kVectorUnit) {
+    expect_same(decode(known.word), known.instruction, known.word);
+    EXPECT_EQ(encode(known.instruction), known.word) << known.text;
+    EXPECT_EQ(disassemble(known.word), known.text);
+    EXPECT_TRUE(is_vector(known.instruction.op)) << known.text;
+    EXPECT_FALSE(is_bigint(known.instruction.op)) << known.text;
+    seen.insert(known.instruction.op);
+  }
+  for (const OpInfo& info : instruction_table())
+    EXPECT_EQ(seen.contains(info.op), is_vector(info.op)) << info.name;
+  EXPECT_FALSE(is_vector(Op::kBzDotlo));
+  EXPECT_FALSE(is_vector(Op::kAdd));
+  EXPECT_FALSE(is_vector(Op::kIllegal));
+}
+
+// A register field the instruction does not use, named anyway: the word is no instruction.
+TEST(InstructionSet, VectorUnitWordsWithAnUnusedFieldSetAreIllegal) {
+  constexpr std::uint32_t kRd = 5u << 7, kRs2 = 6u << 20;
+  for (const KnownEncoding& known : kVectorUnit) {
+    const Format format = op_info(known.instruction.op).format;
+    const bool uses_rd = format == Format::kUnary, uses_rs2 = format == Format::kPut;
+    EXPECT_EQ(decode(known.word | kRd).op, uses_rd ? known.instruction.op : Op::kIllegal) << known.text << " + rd";
+    EXPECT_EQ(decode(known.word | kRs2).op, uses_rs2 ? known.instruction.op : Op::kIllegal) << known.text << " + rs2";
+  }
+  // funct7 values past the last register and operation, and funct3 values past 3.
+  for (std::uint32_t word : {0x0a05002bu, 0x0605102bu, 0x1205202bu, 0x0205b52bu, 0x0005402bu, 0x0005702bu})
+    EXPECT_EQ(decode(word).op, Op::kIllegal) << std::hex << word;
 }
 
 TEST(InstructionSet, FenceIgnoresItsOperandFields) {
@@ -97,9 +152,15 @@ TEST(InstructionSet, RandomWordsRoundTrip) {
   for (int trial = 0; trial < 2'000'000; ++trial) {
     std::uint32_t word = random();
     // Steer most words onto the opcodes in use so that every instruction shows up.
-    static constexpr std::uint32_t kOpcodes[] = {0x03, 0x0B, 0x0F, 0x13, 0x17, 0x23, 0x33,
-                                                 0x37, 0x63, 0x67, 0x6F};
+    static constexpr std::uint32_t kOpcodes[] = {0x03, 0x0B, 0x0F, 0x13, 0x17, 0x23, 0x2B,
+                                                 0x33, 0x37, 0x63, 0x67, 0x6F};
     if (trial % 4 != 0) word = (word & ~0x7Fu) | kOpcodes[trial % std::size(kOpcodes)];
+    // The vector unit's words: few funct7 values are used, and most leave rd or rs2 zero.
+    if ((word & 0x7F) == 0x2B) {
+      word = (word & 0x01FFFFFFu) | (random() % 16) << 25;
+      if (random() % 2) word &= ~(0x1Fu << 7);
+      if (random() % 2) word &= ~(0x1Fu << 20);
+    }
     Instruction instruction = decode(word);
     if (instruction.op == Op::kIllegal) continue;
     ++seen[static_cast<std::size_t>(instruction.op)];

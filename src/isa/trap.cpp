@@ -33,6 +33,21 @@ std::string forbidden_access(const MemoryMap& map, std::uint32_t address, unsign
   return "not mapped";
 }
 
+// Why an instruction that decodes is illegal: its unit is missing, or (the vector unit's) its
+// operands are out of range. `where` is the message up to the open parenthesis of the instruction.
+std::string illegal_instruction(const std::string& where, std::uint32_t word, const MemoryMap& map) {
+  const Op op = decode(word).op;
+  if (is_bigint(op))
+    return fmt::format("{}: {}): the {} machine has no big-integer unit (rvformer-bigint has)", where,
+                       disassemble(word), map.name);
+  if (is_vector(op) && !map.vector_unit)
+    return fmt::format("{}: {}): the {} machine has no vector unit (emulator-vector has)", where, disassemble(word),
+                       map.name);
+  if (is_vector(op))
+    return fmt::format("{}: {}): its operands are out of range (docs/vector-unit.md)", where, disassemble(word));
+  return where + ")";
+}
+
 }  // namespace
 
 std::string_view trap_cause_name(TrapCause cause) {
@@ -56,12 +71,7 @@ std::string describe_trap(const Trap& trap, const MemoryMap& map) {
   }
   std::string where = fmt::format("{} at pc 0x{:08x} (instruction 0x{:08x}", cause, trap.pc,
                                   trap.instruction);
-  if (trap.cause == TrapCause::kIllegalInstruction) {
-    if (is_bigint(decode(trap.instruction).op))
-      return fmt::format("{}: {}): the {} machine has no big-integer unit (rvformer-bigint has)", where,
-                         disassemble(trap.instruction), map.name);
-    return where + ")";
-  }
+  if (trap.cause == TrapCause::kIllegalInstruction) return illegal_instruction(where, trap.instruction, map);
   where += fmt::format(": {})", disassemble(trap.instruction));
   Op op = decode(trap.instruction).op;
   unsigned width = memory_access_width(op);

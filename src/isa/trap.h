@@ -15,7 +15,8 @@ namespace rvformer::isa {
 enum class TrapCause : std::uint8_t {
   kInstructionAddressMisaligned,  // a jump or taken branch to an address that is not 4-byte aligned
   kInstructionAccessFault,        // instruction fetch outside the code ROM
-  kIllegalInstruction,            // anything outside RV32IM + Zba + FENCE
+  kIllegalInstruction,            // anything outside RV32IM + Zba + FENCE and the machine's units,
+                                  // or a vector unit instruction with operands out of range
   kLoadAddressMisaligned,
   kLoadAccessFault,  // a load from the code ROM, an MMIO register or unmapped memory
   kStoreAddressMisaligned,

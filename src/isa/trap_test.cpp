@@ -35,6 +35,22 @@ TEST(Trap, DescribesEachCauseWithTheInstructionAndTheAddress) {
             "instruction access fault at pc 0x00001000: outside the code ROM (0x00100000-0x0013ffff)");
 }
 
+// A vector unit instruction is illegal on a machine without the unit, or with operands out of range
+// on the one that has it; a word that only shares its opcode is an ordinary illegal instruction.
+TEST(Trap, IllegalVectorUnitInstructionsSayWhy) {
+  const std::uint32_t matvec = encode({.op = Op::kVuMatvec16, .rd = 0, .rs1 = 10, .rs2 = 11, .imm = 0});
+  const Trap trap{TrapCause::kIllegalInstruction, 0x00100004, matvec, 0};
+  EXPECT_EQ(describe_trap(trap, kRvformerMap),
+            "illegal instruction at pc 0x00100004 (instruction 0x00b5202b: vu.matvec16 a0, a1): the rvformer "
+            "machine has no vector unit (emulator-vector has)");
+  EXPECT_EQ(describe_trap(trap, program::kEmulatorVectorMap),
+            "illegal instruction at pc 0x00100004 (instruction 0x00b5202b: vu.matvec16 a0, a1): its operands "
+            "are out of range (docs/vector-unit.md)");
+  const std::uint32_t put_with_rd = 0x02d6102bu | (5u << 7);
+  EXPECT_EQ(describe_trap({TrapCause::kIllegalInstruction, 0x00100004, put_with_rd, 0}, program::kEmulatorVectorMap),
+            "illegal instruction at pc 0x00100004 (instruction 0x02d612ab)");
+}
+
 TEST(Trap, RunEndingMessages) {
   EXPECT_EQ(trapped_message({TrapCause::kIllegalInstruction, 0x00100004, 0x00000073, 0}, kRvformerMap),
             "the program trapped: illegal instruction at pc 0x00100004 (instruction 0x00000073)");

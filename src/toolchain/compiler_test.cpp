@@ -112,6 +112,38 @@ TEST(Compiler, LinksSeveralSourcesAndUsesZba) {
   EXPECT_GT(zba, 0) << "array indexing compiled for rv32im_zba uses sh2add";
 }
 
+// A program built for the map with the vector unit sees RVFORMER_VECTOR_UNIT and the unit's
+// instructions through runtime/rvformer_vector.h; the emulator decodes the words its inline
+// assembly makes. Built for a map without the unit, the same source sees no RVFORMER_VECTOR_UNIT.
+TEST(Compiler, TheVectorUnitsMapDefinesTheUnitForItsHeader) {
+  TemporaryDirectory directory;
+  std::filesystem::path source = write_source(directory, "vector.c",
+      "#include <stdio.h>\n"
+      "#include <rvformer_vector.h>\n"
+      "#ifndef RVFORMER_VECTOR_UNIT\n"
+      "#error no vector unit on this map\n"
+      "#endif\n"
+      "int main(void) {\n"
+      "  vu_put(0, 30000); vu_put(1, -5); vu_put(2, 10000); vu_put(3, 7);\n"
+      "  vu_set_vl(2); vu_add16(0, 2);\n"  // saturates to 32767; -5 + 7 = 2
+      "  for (int i = 0; i < 6; i++) vu_put(10 + i, i % 2 ? 0 : 5 + 2 * (i > 0));\n"  // int32 5, 7, 7
+      "  vu_set_vl(3);\n"
+      "  printf(\"%d %d %d\\n\", (int)vu_get(0), (int)vu_get(1), (int)vu_argmax(10));\n"
+      "  vu_put(20, 1024); vu_put(21, -2048); vu_silu(20);\n"  // rs2 must be x0, not a register holding 0
+      "  printf(\"%d %d\\n\", (int)vu_get(20), (int)vu_get(21));\n"
+      "  return 0;\n"
+      "}\n");
+  std::filesystem::path elf = directory.path() / "vector.elf";
+  compile_program({.sources = {source}, .output = elf, .optimization_level = 2, .map = program::kEmulatorVectorMap,
+                   .verbose = false});
+  Outcome outcome = run(program::load_elf_file(elf, program::kEmulatorVectorMap));
+  EXPECT_EQ(outcome.console, "32767 2 1\n749 -244\n");  // SiLU of 1 and −2 in Q10: story_silu's
+  EXPECT_EQ(outcome.result.reason, emulator::StopReason::kExited);
+  EXPECT_THAT(compile_error({.sources = {source}, .output = elf, .optimization_level = 2, .map = kRvformerMap,
+                             .verbose = false}),
+              HasSubstr("failed"));
+}
+
 TEST(Compiler, ProgramsTooLargeForTheirRegionFailToLink) {
   TemporaryDirectory directory;
   struct Case {

@@ -135,9 +135,28 @@ TEST_F(Verify, RandomInstructionStreamsRunInLockstep) {
     EXPECT_EQ(report.instructions, emulator_instructions(image));
   }
   for (const isa::OpInfo& info : isa::instruction_table())
-    if (info.op != isa::Op::kFence && !isa::is_bigint(info.op)) {  // the unit's have their own test
+    if (info.op != isa::Op::kFence && !isa::is_bigint(info.op) && !isa::is_vector(info.op)) {  // units: elsewhere
       EXPECT_TRUE(covered.contains(info.op)) << info.name << " never ran";
     }
+}
+
+// No compiled machine has the vector unit: each vu.* instruction traps inside the weights as an
+// illegal instruction, where and as the golden machine (on a map without the unit) traps.
+TEST_F(Verify, VectorUnitInstructionsAreIllegalInsideTheWeights) {
+  constexpr std::uint8_t kT0 = 5, kT1 = 6, kT2 = 7;
+  for (const isa::OpInfo& info : isa::instruction_table()) {
+    if (!isa::is_vector(info.op)) continue;
+    SCOPED_TRACE(std::string(info.name));
+    testing::Assembler code;
+    code.li(kT0, 1).li(kT1, 2).add(info.op, info.format == isa::Format::kUnary ? kT2 : 0, kT0, kT1, 0);
+    program::ProgramImage image = code.exit_and_link();
+    driver::FastModelMachine weights(*model_);
+    LockstepReport report = run_lockstep(*machine_, *bank_heads_, weights, image, {});
+    EXPECT_FALSE(report.difference) << *report.difference;
+    EXPECT_TRUE(report.ending.starts_with("trap: illegal instruction")) << report.ending;
+    EXPECT_NE(report.ending.find("has no vector unit"), std::string::npos) << report.ending;
+    EXPECT_EQ(report.instructions, 4u);
+  }
 }
 
 // A run saved at a checkpoint and resumed in a fresh model machine ends exactly like the run that

@@ -1,0 +1,366 @@
+// emulator/vector_unit.cpp — see vector_unit.h. Every operation first checks all of its operands and
+// changes nothing when one is out of range; then it computes its outputs into result_ and only then
+// writes them, so that an output may overlap any input.
+#include "emulator/vector_unit.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace rvformer::emulator {
+namespace {
+
+using isa::Op;
+
+static_assert(std::endian::native == std::endian::little, "WM words are read with memcpy");
+
+constexpr std::uint32_t kMaxCount = 4096;                // VL as rows or elements
+constexpr std::uint32_t kMaxColumns = 512;               // a matrix's COLS (STORY_MAX_DOT)
+constexpr std::uint32_t kMaxNormLength = 512;            // vu.rmsnorm's VL (STORY_MAX_DOT)
+constexpr std::uint32_t kMaxPositions = 512;             // vu.attend's VL
+constexpr std::uint32_t kMaxHeadSize = 512;              // HS
+constexpr std::uint32_t kMinShift = 1, kMaxShift = 62;  // a requantisation pair's shift
+constexpr std::uint32_t kMaxMul16Shift = 30;
+
+// Fraction bits of the fixed-point formats (STORY_FRAC_* and the Q15 weights of story_ops.h).
+constexpr int kFracNorm = 12;   // vu.rmsnorm's output
+constexpr int kFracH = 10;      // vu.silu's input and output
+constexpr int kFracQ = 9;       // queries and keys
+constexpr int kFracScore = 16;  // attention scores
+constexpr int kFracProb = 15;   // exp outputs, sigmoid and attention weights
+constexpr int kFracRope = 14;   // the cos and sin tables
+constexpr std::int32_t kLowestExpInput = -(1 << 20);
+
+using Int128 = __int128;
+
+bool in_range(std::uint32_t value, std::uint32_t low, std::uint32_t high) { return value >= low && value <= high; }
+
+// ⌊(value + 2^(shift−1)) / 2^shift⌋: to nearest, halves towards +∞ (the header's round_shift).
+std::int64_t round_shift(std::int64_t value, int shift) {
+  return (value + (std::int64_t{1} << (shift - 1))) >> shift;
+}
+
+template <typename T>
+T saturate(std::int64_t value) {
+  return static_cast<T>(std::clamp<std::int64_t>(value, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+}
+
+// saturate(round_shift(acc · multiplier, shift)) for any int32 multiplier and shift in [1, 62]: the
+// product and its rounding term are summed in 128 bits, where nothing can overflow.
+template <typename T>
+T requantise(std::int64_t acc, std::int32_t multiplier, std::int32_t shift) {
+  const Int128 product = Int128{acc} * multiplier;
+  const Int128 rounded = (product + (Int128{1} << (shift - 1))) >> shift;
+  return static_cast<T>(std::clamp<Int128>(rounded, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+}
+
+// E[k] = round(2^(−k/64) · 2^24), k = 0..64: the points exp_q15 interpolates between.
+std::array<std::int32_t, 65> make_exp2_table() {
+  std::array<std::int32_t, 65> table{};
+  for (int k = 0; k <= 64; ++k) table[k] = static_cast<std::int32_t>(std::lround(std::exp2(24.0 - k / 64.0)));
+  return table;
+}
+const std::array<std::int32_t, 65> kExp2Table = make_exp2_table();
+
+// exp(x / 2^16) in Q15 for x <= 0 (story_exp_q15): 2^(−t) with t = −x·log2(e) in Q16, its
+// fraction's 64ths interpolated in the table and its whole part a shift.
+std::int32_t exp_q15(std::int32_t x) {
+  constexpr std::int64_t kLog2eQ16 = 94548;
+  x = std::max(x, kLowestExpInput);
+  const std::int64_t t = round_shift(-std::int64_t{x} * kLog2eQ16, 16);
+  const std::int64_t whole = t >> 16;
+  if (whole >= 16) return 0;
+  const auto index = static_cast<std::size_t>((t >> 10) & 63);
+  const std::int64_t fraction = t & 1023;
+  const std::int64_t step = kExp2Table[index] - kExp2Table[index + 1];
+  const std::int64_t point = kExp2Table[index] - round_shift(step * fraction, 10);
+  return static_cast<std::int32_t>(round_shift(point, 24 - kFracProb + static_cast<int>(whole)));
+}
+
+// ⌊√value⌋: the double's root is within one of it for these magnitudes, then made exact.
+std::uint64_t integer_sqrt(std::uint64_t value) {
+  auto root = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(value)));
+  while (root * root > value) --root;
+  while ((root + 1) * (root + 1) <= value) ++root;
+  return root;
+}
+
+// ⌊(2^30 + ⌊d/2⌋) / d⌋: 2^30 / d rounded, d > 0.
+std::int64_t rounded_reciprocal_q30(std::uint64_t divisor) {
+  return static_cast<std::int64_t>(((std::uint64_t{1} << 30) + divisor / 2) / divisor);
+}
+
+// SiLU of one Q10 value: h · sigmoid(h), the sigmoid of |h| from exp(−|h|) and mirrored for h < 0.
+std::int16_t silu_q10(std::int16_t h) {
+  const std::int32_t magnitude = h < 0 ? -std::int32_t{h} : h;
+  const std::int32_t exponent = std::max(-(magnitude << (kFracScore - kFracH)), kLowestExpInput);
+  const std::uint64_t denominator = (1u << kFracProb) + static_cast<std::uint32_t>(exp_q15(exponent));
+  const auto positive = static_cast<std::int32_t>(rounded_reciprocal_q30(denominator));
+  const std::int32_t sigmoid = h >= 0 ? positive : (1 << kFracProb) - positive;
+  // |h · sigmoid| <= |h| · 2^15: the result fits int16 without saturation.
+  return static_cast<std::int16_t>(round_shift(std::int64_t{h} * sigmoid, kFracProb));
+}
+
+}  // namespace
+
+// A matrix operand: `rows` requantisation pairs {multiplier, shift} from `address`, then the int8
+// weights row after row. Byte addresses in 64 bits, so that no operand wraps around.
+struct VectorUnit::Matrix {
+  std::uint32_t address = 0, rows = 0, columns = 0;
+
+  std::uint64_t pair(std::uint32_t row) const { return std::uint64_t{address} + 8 * std::uint64_t{row}; }
+  std::uint64_t row_weights(std::uint32_t row) const {
+    return std::uint64_t{address} + 8 * std::uint64_t{rows} + std::uint64_t{row} * columns;
+  }
+  std::uint64_t end() const { return row_weights(rows); }
+};
+
+VectorUnit::VectorUnit(bool present)
+    : weights_(present ? kWeightBytes : 0), activations_(present ? kActivationElements : 0) {}
+
+bool VectorUnit::in_activations(std::uint64_t first, std::uint64_t count) {
+  return first + count <= kActivationElements;
+}
+
+bool VectorUnit::in_weights(std::uint64_t first, std::uint64_t count) { return first + count <= kWeightBytes; }
+
+bool VectorUnit::execute(Op op, std::uint32_t rs1, std::uint32_t rs2, std::uint32_t& rd) {
+  if (weights_.empty()) return false;  // no unit: every instruction is illegal
+  switch (op) {
+    case Op::kVuSetvl:
+    case Op::kVuSetcols:
+    case Op::kVuSetsrc:
+    case Op::kVuSetaux:
+    case Op::kVuSeths:
+      registers_[static_cast<std::size_t>(op) - static_cast<std::size_t>(Op::kVuSetvl)] = rs1;
+      return true;
+    case Op::kVuWput: return put_weight_word(rs1, rs2);
+    case Op::kVuPut:
+      if (!in_activations(rs1, 1)) return false;
+      activations_[rs1] = static_cast<std::int16_t>(rs2);
+      return true;
+    case Op::kVuGet:
+      if (!in_activations(rs1, 1)) return false;
+      rd = static_cast<std::uint32_t>(std::int32_t{activations_[rs1]});
+      return true;
+    case Op::kVuMatvec16: return matvec(rs1, rs2, false);
+    case Op::kVuMatvec32: return matvec(rs1, rs2, true);
+    case Op::kVuRow16: return row16(rs1, rs2);
+    case Op::kVuAdd16: return add16(rs1, rs2);
+    case Op::kVuMul16: return mul16(rs1, rs2);
+    case Op::kVuRmsnorm: return rmsnorm(rs1, rs2);
+    case Op::kVuSilu: return silu(rs1);
+    case Op::kVuRope: return rope(rs1, rs2);
+    case Op::kVuAttend: return attend(rs1, rs2);
+    case Op::kVuArgmax: return argmax(rs1, rd);
+    default: return false;
+  }
+}
+
+bool VectorUnit::put_weight_word(std::uint32_t address, std::uint32_t word) {
+  if (address % 4 != 0 || !in_weights(address, 4)) return false;
+  std::memcpy(weights_.data() + address, &word, 4);
+  return true;
+}
+
+std::int32_t VectorUnit::weight_word(std::uint32_t address) const {
+  std::int32_t word;
+  std::memcpy(&word, weights_.data() + address, 4);
+  return word;
+}
+
+std::int16_t VectorUnit::weight_half(std::uint32_t address) const {
+  std::int16_t half;
+  std::memcpy(&half, weights_.data() + address, 2);
+  return half;
+}
+
+void VectorUnit::write_result(std::uint32_t first) {
+  std::copy(result_.begin(), result_.end(), activations_.begin() + first);
+}
+
+bool VectorUnit::matrix_at(std::uint32_t address, Matrix& matrix) const {
+  matrix = {.address = address, .rows = registers_[kVl], .columns = registers_[kCols]};
+  return address % 4 == 0 && in_range(matrix.rows, 1, kMaxCount) && in_range(matrix.columns, 1, kMaxColumns);
+}
+
+// out[i] = requant(Σ_j w[i][j] · x[j], pair i) for every row; x at AM[SRC]. The sum is exact in 64
+// bits (the header's int32 holds it for weights above −128).
+bool VectorUnit::matvec(std::uint32_t out, std::uint32_t address, bool wide) {
+  Matrix m;
+  const std::uint32_t x = registers_[kSrc];
+  const std::uint32_t width = wide ? 2 : 1;
+  if (!matrix_at(address, m) || !in_weights(m.address, m.end() - m.address) || !in_activations(x, m.columns) ||
+      !in_activations(out, std::uint64_t{m.rows} * width))
+    return false;
+  for (std::uint32_t row = 0; row < m.rows; ++row)
+    if (!in_range(static_cast<std::uint32_t>(weight_word(m.pair(row) + 4)), kMinShift, kMaxShift)) return false;
+  result_.resize(std::size_t{m.rows} * width);
+  const std::int16_t* input = activations_.data() + x;
+  for (std::uint32_t row = 0; row < m.rows; ++row) {
+    const auto* w = reinterpret_cast<const std::int8_t*>(weights_.data() + m.row_weights(row));
+    std::int64_t acc = 0;
+    for (std::uint32_t j = 0; j < m.columns; ++j) acc += std::int32_t{w[j]} * input[j];
+    const std::int32_t multiplier = weight_word(m.pair(row)), shift = weight_word(m.pair(row) + 4);
+    if (wide) {
+      const auto value = static_cast<std::uint32_t>(requantise<std::int32_t>(acc, multiplier, shift));
+      result_[2 * row] = static_cast<std::int16_t>(value & 0xFFFF);  // int32 vectors: low half first
+      result_[2 * row + 1] = static_cast<std::int16_t>(value >> 16);
+    } else {
+      result_[row] = requantise<std::int16_t>(acc, multiplier, shift);
+    }
+  }
+  write_result(out);
+  return true;
+}
+
+// Row SRC of the matrix requantised as it stands (an embedding lookup): only that row's pair and
+// weights are read.
+bool VectorUnit::row16(std::uint32_t out, std::uint32_t address) {
+  Matrix m;
+  const std::uint32_t row = registers_[kSrc];
+  if (!matrix_at(address, m) || row >= m.rows || !in_weights(m.pair(row), 8) ||
+      !in_weights(m.row_weights(row), m.columns) || !in_activations(out, m.columns))
+    return false;
+  const std::int32_t multiplier = weight_word(m.pair(row)), shift = weight_word(m.pair(row) + 4);
+  if (!in_range(static_cast<std::uint32_t>(shift), kMinShift, kMaxShift)) return false;
+  const auto* w = reinterpret_cast<const std::int8_t*>(weights_.data() + m.row_weights(row));
+  result_.resize(m.columns);
+  for (std::uint32_t j = 0; j < m.columns; ++j) result_[j] = requantise<std::int16_t>(w[j], multiplier, shift);
+  write_result(out);
+  return true;
+}
+
+bool VectorUnit::add16(std::uint32_t x, std::uint32_t y) {
+  const std::uint32_t n = count();
+  if (!in_range(n, 1, kMaxCount) || !in_activations(x, n) || !in_activations(y, n)) return false;
+  result_.resize(n);
+  for (std::uint32_t i = 0; i < n; ++i)
+    result_[i] = saturate<std::int16_t>(std::int64_t{activations_[x + i]} + activations_[y + i]);
+  write_result(x);
+  return true;
+}
+
+bool VectorUnit::mul16(std::uint32_t a, std::uint32_t b) {
+  const std::uint32_t n = count(), shift = registers_[kAux];
+  if (!in_range(n, 1, kMaxCount) || !in_range(shift, 1, kMaxMul16Shift) || !in_activations(a, n) ||
+      !in_activations(b, n))
+    return false;
+  result_.resize(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::int64_t product = std::int64_t{activations_[a + i]} * activations_[b + i];
+    result_[i] = saturate<std::int16_t>(round_shift(product, static_cast<int>(shift)));
+  }
+  write_result(a);
+  return true;
+}
+
+// x / rms(x) in Q12 (story_rmsnorm): the mean square (each square divided by the power of two
+// 2^s >= n, plus the epsilon term AUX) normalised into [2^28, 2^30] by an even shift e, so that its
+// integer root has 15 bits and 2^30 / root is exact enough; e/2 then comes back off the output shift.
+bool VectorUnit::rmsnorm(std::uint32_t out, std::uint32_t x) {
+  const std::uint32_t n = count();
+  if (!in_range(n, 1, kMaxNormLength) || !in_activations(out, n) || !in_activations(x, n)) return false;
+  const int s = std::bit_width(n - 1);  // the smallest s with n <= 2^s
+  std::uint64_t sum = registers_[kAux];
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::int64_t value = activations_[x + i];
+    sum += static_cast<std::uint64_t>(value * value) >> s;
+  }
+  constexpr std::uint64_t kCeiling = std::uint64_t{1} << 30, kFloor = std::uint64_t{1} << 28;
+  sum = std::clamp<std::uint64_t>(sum, 1, kCeiling);
+  int e = 0;
+  while ((sum << e) < kFloor) e += 2;
+  const std::int64_t inverse = rounded_reciprocal_q30(integer_sqrt(sum << e));
+  const int shift = 30 - kFracNorm - e / 2;
+  result_.resize(n);
+  for (std::uint32_t i = 0; i < n; ++i) result_[i] = saturate<std::int16_t>(round_shift(activations_[x + i] * inverse, shift));
+  write_result(out);
+  return true;
+}
+
+bool VectorUnit::silu(std::uint32_t x) {
+  const std::uint32_t n = count();
+  if (!in_range(n, 1, kMaxCount) || !in_activations(x, n)) return false;
+  result_.resize(n);
+  for (std::uint32_t i = 0; i < n; ++i) result_[i] = silu_q10(activations_[x + i]);
+  write_result(x);
+  return true;
+}
+
+// Pairs (x[2j], x[2j+1]) rotated by the Q14 cos and sin of entry (2j mod HS) / 2 of the int16
+// tables at WM byte addresses `cos_address` and AUX.
+bool VectorUnit::rope(std::uint32_t x, std::uint32_t cos_address) {
+  const std::uint32_t n = count(), head_size = registers_[kHs], sin_address = registers_[kAux];
+  if (!in_range(n, 1, kMaxCount) || n % 2 != 0 || !in_range(head_size, 1, kMaxHeadSize) || head_size % 2 != 0 ||
+      cos_address % 2 != 0 || sin_address % 2 != 0 || !in_activations(x, n))
+    return false;
+  const std::uint32_t table_bytes = std::min(n, head_size);  // the entries below min(n, HS) / 2 are read
+  if (!in_weights(cos_address, table_bytes) || !in_weights(sin_address, table_bytes)) return false;
+  result_.resize(n);
+  for (std::uint32_t i = 0; i < n; i += 2) {
+    const std::uint32_t entry = 2 * ((i % head_size) / 2);  // its byte offset in each table
+    const std::int64_t cos = weight_half(cos_address + entry), sin = weight_half(sin_address + entry);
+    const std::int64_t a = activations_[x + i], b = activations_[x + i + 1];
+    result_[i] = saturate<std::int16_t>(round_shift(a * cos - b * sin, kFracRope));
+    result_[i + 1] = saturate<std::int16_t>(round_shift(a * sin + b * cos, kFracRope));
+  }
+  write_result(x);
+  return true;
+}
+
+// One attention head (story_attention_head): VL positions, position t's key at AM[SRC + t·COLS] and
+// value at AM[AUX + t·COLS], HS elements each; the query at AM[q] and the output at AM[out].
+bool VectorUnit::attend(std::uint32_t out, std::uint32_t q) {
+  const std::uint32_t positions = count(), stride = registers_[kCols], head_size = registers_[kHs];
+  const std::uint32_t keys = registers_[kSrc], values = registers_[kAux];
+  if (!in_range(positions, 1, kMaxPositions) || !in_range(head_size, 1, kMaxHeadSize)) return false;
+  const std::uint64_t span = std::uint64_t{positions - 1} * stride + head_size;  // elements from a cache's start
+  if (!in_activations(keys, span) || !in_activations(values, span) || !in_activations(q, head_size) ||
+      !in_activations(out, head_size))
+    return false;
+  std::array<std::int64_t, kMaxPositions> weight{};  // scores, then exp values, then Q15 weights
+  std::int64_t highest = std::numeric_limits<std::int64_t>::min();
+  for (std::uint32_t t = 0; t < positions; ++t) {
+    const std::int16_t* key = activations_.data() + keys + std::uint64_t{t} * stride;
+    std::int64_t dot = 0;
+    for (std::uint32_t i = 0; i < head_size; ++i) dot += std::int64_t{activations_[q + i]} * key[i];
+    weight[t] = saturate<std::int32_t>(round_shift(dot, 2 * kFracQ - kFracScore));
+    highest = std::max(highest, weight[t]);
+  }
+  std::uint64_t sum = 0;
+  for (std::uint32_t t = 0; t < positions; ++t) {
+    weight[t] = exp_q15(static_cast<std::int32_t>(std::max(weight[t] - highest, std::int64_t{kLowestExpInput})));
+    sum += static_cast<std::uint64_t>(weight[t]);
+  }
+  const std::int64_t reciprocal = rounded_reciprocal_q30(sum);  // sum >= 2^15: the highest score's exp is 1
+  for (std::uint32_t t = 0; t < positions; ++t) weight[t] = round_shift(weight[t] * reciprocal, kFracProb);
+  result_.resize(head_size);
+  for (std::uint32_t i = 0; i < head_size; ++i) {
+    std::int64_t acc = 0;
+    for (std::uint32_t t = 0; t < positions; ++t) acc += weight[t] * activations_[values + std::uint64_t{t} * stride + i];
+    result_[i] = saturate<std::int16_t>(round_shift(acc, kFracProb));
+  }
+  write_result(out);
+  return true;
+}
+
+// The first index of the largest element of the int32 vector at AM[x] (VL elements).
+bool VectorUnit::argmax(std::uint32_t x, std::uint32_t& index) const {
+  const std::uint32_t n = count();
+  if (!in_range(n, 1, kMaxCount) || !in_activations(x, 2 * std::uint64_t{n})) return false;
+  auto element = [&](std::uint32_t i) {
+    const auto low = static_cast<std::uint16_t>(activations_[x + 2 * i]);
+    const auto high = static_cast<std::uint16_t>(activations_[x + 2 * i + 1]);
+    return static_cast<std::int32_t>(std::uint32_t{high} << 16 | low);
+  };
+  std::uint32_t best = 0;
+  for (std::uint32_t i = 1; i < n; ++i)
+    if (element(i) > element(best)) best = i;
+  index = best;
+  return true;
+}
+
+}  // namespace rvformer::emulator

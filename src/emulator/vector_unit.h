@@ -1,0 +1,66 @@
+// emulator/vector_unit.h — the golden semantics of the vector unit (runtime/rvformer_vector.h,
+// docs/vector-unit.md): its memories, its configuration registers and what each vu.* instruction
+// does to them. Each operation computes the function of firmware/story/story_ops.h named beside it in
+// the runtime header, written here again so that the reference and the oracle check each other.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "isa/instruction_set.h"
+
+namespace rvformer::emulator {
+
+class VectorUnit {
+ public:
+  static constexpr std::uint32_t kWeightBytes = 384 * 1024;          // WM, VU_WEIGHT_BYTES
+  static constexpr std::uint32_t kActivationElements = 192 * 1024;  // AM, VU_ACTIVATION_ELEMENTS
+  // The configuration registers, numbered as the funct7 of the vu.set* that writes them.
+  enum Register : int { kVl, kCols, kSrc, kAux, kHs };
+  static constexpr int kRegisterCount = 5;
+
+  // Without the unit (`present` false) the memories are empty and every vu.* is illegal.
+  explicit VectorUnit(bool present);
+
+  // Executes the vu.* instruction `op` whose rs1 and rs2 hold `rs1` and `rs2`; vu.get and vu.argmax
+  // set `rd`. False when an operand is out of range: the instruction is illegal and changed nothing.
+  bool execute(isa::Op op, std::uint32_t rs1, std::uint32_t rs2, std::uint32_t& rd);
+
+  std::span<const std::uint8_t> weights() const { return weights_; }
+  std::span<const std::int16_t> activations() const { return activations_; }
+  const std::array<std::uint32_t, kRegisterCount>& registers() const { return registers_; }
+
+ private:
+  struct Matrix;
+
+  bool put_weight_word(std::uint32_t address, std::uint32_t word);
+  bool matvec(std::uint32_t out, std::uint32_t matrix, bool wide);
+  bool row16(std::uint32_t out, std::uint32_t matrix);
+  bool add16(std::uint32_t x, std::uint32_t y);
+  bool mul16(std::uint32_t a, std::uint32_t b);
+  bool rmsnorm(std::uint32_t out, std::uint32_t x);
+  bool silu(std::uint32_t x);
+  bool rope(std::uint32_t x, std::uint32_t cos_address);
+  bool attend(std::uint32_t out, std::uint32_t q);
+  bool argmax(std::uint32_t x, std::uint32_t& index) const;
+
+  // Whether [first, first + count) lies inside the activation (weight) memory; 64-bit, no wrap.
+  static bool in_activations(std::uint64_t first, std::uint64_t count);
+  static bool in_weights(std::uint64_t first, std::uint64_t count);
+  std::uint32_t count() const { return registers_[kVl]; }
+  // The matrix at WM byte address `address` with VL rows and COLS columns, if those are in range.
+  bool matrix_at(std::uint32_t address, Matrix& matrix) const;
+  std::int32_t weight_word(std::uint32_t address) const;
+  std::int16_t weight_half(std::uint32_t address) const;
+  // Copies result_ to AM from `first`: outputs are written only once every input has been read.
+  void write_result(std::uint32_t first);
+
+  std::vector<std::uint8_t> weights_;
+  std::vector<std::int16_t> activations_;
+  std::array<std::uint32_t, kRegisterCount> registers_{};
+  std::vector<std::int16_t> result_;  // the current operation's outputs
+};
+
+}  // namespace rvformer::emulator

@@ -1,0 +1,898 @@
+// emulator/vector_unit_test.cpp — the vector unit's instructions (runtime/rvformer_vector.h) run by
+// small RV32 programs on the golden emulator's emulator-vector map. Every operation is compared,
+// on seeded random operands and their extremes, with the story program's reference functions
+// (firmware/story/story_ops.c, which the emulator does not use); every out-of-range operand traps.
+//
+// A test keeps a model of the unit's memories beside the program it writes: what the program puts
+// there, then each operation's outputs as the reference computes them from the model. The
+// emulator's memories must equal the model at the end.
+#include "emulator/vector_unit.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <set>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "emulator/emulator.h"
+#include "isa/instruction_set.h"
+#include "isa/trap.h"
+#include "program/machine_spec.h"
+
+extern "C" {
+#include "story_ops.h"
+}
+
+namespace rvformer::emulator {
+namespace {
+
+using isa::Op;
+using program::kEmulatorVectorMap;
+using program::MemoryMap;
+
+constexpr std::uint32_t kWeightBytes = VectorUnit::kWeightBytes;
+constexpr std::uint32_t kElements = VectorUnit::kActivationElements;
+constexpr std::uint8_t kZero = 0, kT0 = 5, kT1 = 6, kS0 = 8, kS1 = 9, kA0 = 10, kA1 = 11, kA2 = 12, kS2 = 18;
+
+std::uint32_t word_of(Op op, std::uint8_t rd, std::uint8_t rs1, std::uint8_t rs2, std::int32_t imm = 0) {
+  return isa::encode({.op = op, .rd = rd, .rs1 = rs1, .rs2 = rs2, .imm = imm});
+}
+
+std::uint32_t xorshift32(std::uint32_t x) {
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  return x;
+}
+
+template <typename T>
+std::vector<std::uint8_t> bytes_of(const std::vector<T>& values) {
+  std::vector<std::uint8_t> bytes(values.size() * sizeof(T));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+void ignore_console(std::uint8_t) {}
+
+// A program for the unit under construction, and the model of the memories it writes.
+class VectorProgram {
+ public:
+  VectorProgram() : weights_(kWeightBytes), activations_(kElements) {}
+
+  VectorProgram& add(std::uint32_t word) {
+    code_.push_back(word);
+    return *this;
+  }
+  VectorProgram& li(std::uint8_t rd, std::uint32_t value) {
+    for (std::uint32_t word : isa::load_immediate(rd, value)) code_.push_back(word);
+    return *this;
+  }
+
+  // WM bytes from `address`, copied from read-only data a word at a time by vu.wput.
+  VectorProgram& put_weights(std::uint32_t address, const std::vector<std::uint8_t>& bytes) {
+    if (bytes.empty() || bytes.size() % 4 != 0 || address % 4 != 0) throw std::invalid_argument("whole words only");
+    li(kS0, place_in_rodata(bytes)).li(kS1, address).li(kS2, address + static_cast<std::uint32_t>(bytes.size()));
+    add(word_of(Op::kLw, kT0, kS0, 0)).add(word_of(Op::kVuWput, 0, kS1, kT0));
+    add(word_of(Op::kAddi, kS0, kS0, 0, 4)).add(word_of(Op::kAddi, kS1, kS1, 0, 4));
+    add(word_of(Op::kBne, 0, kS1, kS2, -16));
+    std::ranges::copy(bytes, weights_.begin() + address);
+    return *this;
+  }
+  VectorProgram& put_table(std::uint32_t address, const std::vector<std::int16_t>& table) {
+    std::vector<std::int16_t> padded = table;
+    if (padded.size() % 2 != 0) padded.push_back(0);
+    return put_weights(address, bytes_of(padded));
+  }
+
+  // `words` xorshift32 words from `seed` on, from WM byte `address`: the program makes them itself,
+  // so that matrices larger than read-only data cost a loop.
+  VectorProgram& random_weights(std::uint32_t address, std::uint32_t words, std::uint32_t seed) {
+    li(kT0, seed).li(kS1, address).li(kS2, address + 4 * words);
+    next_random_in_t0();
+    add(word_of(Op::kVuWput, 0, kS1, kT0)).add(word_of(Op::kAddi, kS1, kS1, 0, 4));
+    add(word_of(Op::kBne, 0, kS1, kS2, -32));
+    for (std::uint32_t i = 0; i < words; ++i) {
+      seed = xorshift32(seed);
+      std::memcpy(weights_.data() + address + 4 * i, &seed, 4);
+    }
+    return *this;
+  }
+
+  // AM elements from `element`, copied from read-only data by vu.put.
+  VectorProgram& put_activations(std::uint32_t element, const std::vector<std::int16_t>& values) {
+    if (values.empty()) throw std::invalid_argument("no values");
+    const auto count = static_cast<std::uint32_t>(values.size());
+    li(kS0, place_in_rodata(bytes_of(values))).li(kS1, element).li(kS2, element + count);
+    add(word_of(Op::kLh, kT0, kS0, 0)).add(word_of(Op::kVuPut, 0, kS1, kT0));
+    add(word_of(Op::kAddi, kS0, kS0, 0, 2)).add(word_of(Op::kAddi, kS1, kS1, 0, 1));
+    add(word_of(Op::kBne, 0, kS1, kS2, -16));
+    std::ranges::copy(values, activations_.begin() + element);
+    return *this;
+  }
+  // `count` AM elements from `element`, each the top `bits` + 1 bits of a xorshift32 word from
+  // `seed` on (values in [−2^bits, 2^bits), bits <= 15), made by the program itself.
+  VectorProgram& random_activations(std::uint32_t element, std::uint32_t count, std::uint32_t seed, int bits) {
+    li(kT0, seed).li(kS1, element).li(kS2, element + count);
+    next_random_in_t0();
+    add(word_of(Op::kSrai, kT1, kT0, 0, 31 - bits)).add(word_of(Op::kVuPut, 0, kS1, kT1));
+    add(word_of(Op::kAddi, kS1, kS1, 0, 1)).add(word_of(Op::kBne, 0, kS1, kS2, -36));
+    for (std::uint32_t i = 0; i < count; ++i) {
+      seed = xorshift32(seed);
+      activations_[element + i] = static_cast<std::int16_t>(static_cast<std::int32_t>(seed) >> (31 - bits));
+    }
+    return *this;
+  }
+  VectorProgram& put_int32_activations(std::uint32_t element, const std::vector<std::int32_t>& values) {
+    std::vector<std::int16_t> halves(2 * values.size());
+    std::memcpy(halves.data(), values.data(), 4 * values.size());  // little-endian: low half first
+    return put_activations(element, halves);
+  }
+
+  // One WM word by vu.wput from registers.
+  VectorProgram& wput(std::uint32_t address, std::uint32_t word) {
+    li(kT0, word).li(kA0, address).add(word_of(Op::kVuWput, 0, kA0, kT0));
+    std::memcpy(weights_.data() + address, &word, 4);
+    return *this;
+  }
+  // vu.setvl etc.: `setter` is the vu.set* instruction.
+  VectorProgram& set(Op setter, std::uint32_t value) { return li(kT0, value).add(word_of(setter, 0, kT0, 0)); }
+  // The vu.* instruction `op` with rs1 = a0 = `rs1`, rs2 = a1 = `rs2` and rd as given.
+  VectorProgram& op(Op op, std::uint32_t rs1, std::uint32_t rs2 = 0, std::uint8_t rd = kZero) {
+    li(kA0, rs1).li(kA1, rs2);
+    last_op_pc_ = kEmulatorVectorMap.code.base + 4 * static_cast<std::uint32_t>(code_.size());
+    return add(word_of(op, rd, kA0, kA1));
+  }
+  std::uint32_t last_op_pc() const { return last_op_pc_; }
+
+  program::ProgramImage image(const MemoryMap& map = kEmulatorVectorMap) const {
+    program::ProgramImage image;
+    image.map = map;
+    std::vector<std::uint32_t> words = code_;
+    for (std::uint32_t word : isa::load_immediate(kT0, map.exit_address)) words.push_back(word);
+    words.push_back(word_of(Op::kSw, 0, kT0, kZero));
+    image.code = bytes_of(words);
+    image.rodata = rodata_;
+    image.entry = map.code.base;
+    return image;
+  }
+
+  // Runs the program to its exit.
+  Emulator run() const {
+    Emulator emulator(image());
+    RunResult result = emulator.run(200'000'000, ignore_console);
+    EXPECT_EQ(result.reason, StopReason::kExited) << isa::describe_trap(result.trap, kEmulatorVectorMap);
+    return emulator;
+  }
+
+  // The model: what the unit's memories must hold.
+  const std::vector<std::uint8_t>& weights() const { return weights_; }
+  std::vector<std::int16_t>& activations() { return activations_; }
+  const std::int8_t* matrix_weights(std::uint32_t matrix, std::uint32_t rows) const {
+    return reinterpret_cast<const std::int8_t*>(weights_.data() + matrix + 8 * rows);
+  }
+  std::vector<StoryRequant> matrix_pairs(std::uint32_t matrix, std::uint32_t rows) const {
+    std::vector<StoryRequant> pairs(rows);
+    std::memcpy(pairs.data(), weights_.data() + matrix, 8 * rows);
+    return pairs;
+  }
+  std::vector<std::int16_t> activations_at(std::uint32_t element, std::uint32_t count) const {
+    return {activations_.begin() + element, activations_.begin() + element + count};
+  }
+  std::vector<std::int16_t> table_at(std::uint32_t address, std::uint32_t entries) const {
+    std::vector<std::int16_t> table(entries);
+    std::memcpy(table.data(), weights_.data() + address, 2 * entries);
+    return table;
+  }
+  void write_activations(std::uint32_t element, const std::vector<std::int16_t>& values) {
+    std::ranges::copy(values, activations_.begin() + element);
+  }
+  void write_int32_activations(std::uint32_t element, const std::vector<std::int32_t>& values) {
+    std::vector<std::int16_t> halves(2 * values.size());
+    std::memcpy(halves.data(), values.data(), 4 * values.size());
+    write_activations(element, halves);
+  }
+
+ private:
+  // t0 = xorshift32(t0), through t1: six instructions.
+  void next_random_in_t0() {
+    add(word_of(Op::kSlli, kT1, kT0, 0, 13)).add(word_of(Op::kXor, kT0, kT0, kT1));
+    add(word_of(Op::kSrli, kT1, kT0, 0, 17)).add(word_of(Op::kXor, kT0, kT0, kT1));
+    add(word_of(Op::kSlli, kT1, kT0, 0, 5)).add(word_of(Op::kXor, kT0, kT0, kT1));
+  }
+
+  std::uint32_t place_in_rodata(const std::vector<std::uint8_t>& bytes) {
+    const auto address = kEmulatorVectorMap.rodata.base + static_cast<std::uint32_t>(rodata_.size());
+    rodata_.insert(rodata_.end(), bytes.begin(), bytes.end());
+    while (rodata_.size() % 4 != 0) rodata_.push_back(0);
+    return address;
+  }
+
+  std::vector<std::uint32_t> code_;
+  std::vector<std::uint8_t> rodata_;
+  std::vector<std::uint8_t> weights_;
+  std::vector<std::int16_t> activations_;
+  std::uint32_t last_op_pc_ = 0;
+};
+
+// The unit's memories against the model, naming the first few differences.
+::testing::AssertionResult same_memories(const Emulator& emulator, VectorProgram& program) {
+  std::span<const std::int16_t> activations = emulator.vector_activations();
+  std::span<const std::uint8_t> weights = emulator.vector_weights();
+  if (activations.size() != kElements || weights.size() != kWeightBytes)
+    return ::testing::AssertionFailure() << "the unit's memories have the wrong sizes";
+  int differences = 0;
+  std::string first;
+  for (std::uint32_t i = 0; i < kElements; ++i) {
+    if (activations[i] == program.activations()[i]) continue;
+    if (differences++ < 6)
+      first += " AM[" + std::to_string(i) + "] = " + std::to_string(activations[i]) + " (expected " +
+               std::to_string(program.activations()[i]) + ")";
+  }
+  for (std::uint32_t i = 0; i < kWeightBytes; ++i) {
+    if (weights[i] == program.weights()[i]) continue;
+    if (differences++ < 6) first += " WM[" + std::to_string(i) + "] differs";
+  }
+  if (differences == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << differences << " differences:" << first;
+}
+
+std::int16_t random_int16(std::mt19937& random) {
+  static constexpr std::int16_t kEdges[] = {-32768, -32767, 32767, 0, 1, -1};
+  if (random() % 8 == 0) return kEdges[random() % std::size(kEdges)];
+  return static_cast<std::int16_t>(random());
+}
+
+// Values in [-limit, limit], with the edges of int16 among them when limit is the largest.
+std::vector<std::int16_t> random_vector(std::uint32_t n, std::mt19937& random, std::int32_t limit = 32768) {
+  std::vector<std::int16_t> values(n);
+  for (std::int16_t& value : values) {
+    if (limit >= 32768) {
+      value = random_int16(random);
+    } else {
+      value = static_cast<std::int16_t>(static_cast<std::int32_t>(random() % (2 * limit + 1)) - limit);
+    }
+  }
+  return values;
+}
+
+// Requantisation pairs: multipliers in [2^30, 2^31) and shifts in [1, 62], their extremes included;
+// most shifts in [30, 56], where int16 outputs neither saturate nor vanish.
+std::vector<StoryRequant> random_pairs(std::uint32_t rows, std::mt19937& random) {
+  std::vector<StoryRequant> pairs(rows);
+  for (StoryRequant& pair : pairs) {
+    switch (random() % 8) {
+      case 0: pair.multiplier = 1 << 30; break;
+      case 1: pair.multiplier = INT32_MAX; break;
+      default: pair.multiplier = static_cast<std::int32_t>((1u << 30) + random() % (1u << 30)); break;
+    }
+    switch (random() % 8) {
+      case 0: pair.shift = 1; break;
+      case 1: pair.shift = 62; break;
+      case 2: pair.shift = static_cast<std::int32_t>(1 + random() % 62); break;
+      default: pair.shift = static_cast<std::int32_t>(30 + random() % 27); break;
+    }
+  }
+  return pairs;
+}
+
+// A random rows × cols matrix at WM byte `matrix`: pairs from read-only data, weights made by the
+// program.
+void put_random_matrix(VectorProgram& program, std::uint32_t matrix, std::uint32_t rows, std::uint32_t cols,
+                       std::mt19937& random, std::vector<StoryRequant> pairs = {}) {
+  if (pairs.empty()) pairs = random_pairs(rows, random);
+  program.random_weights(matrix + 8 * rows, (rows * cols + 3) / 4, static_cast<std::uint32_t>(random()) | 1);
+  program.put_weights(matrix, bytes_of(pairs));
+}
+
+struct Shape {
+  std::uint32_t rows, cols;
+};
+
+// out = W x through vu.matvec16 or vu.matvec32, against story_matvec16/32.
+void check_matvec(bool wide, Shape shape, std::uint32_t matrix, std::uint32_t seed,
+                  std::vector<StoryRequant> pairs = {}) {
+  SCOPED_TRACE(std::to_string(shape.rows) + " x " + std::to_string(shape.cols) + (wide ? " matvec32" : " matvec16"));
+  std::mt19937 random(seed);
+  VectorProgram program;
+  put_random_matrix(program, matrix, shape.rows, shape.cols, random, std::move(pairs));
+  const std::uint32_t x = random() % 1000, out = 2000 + random() % 1000;
+  program.put_activations(x, random_vector(shape.cols, random));
+  program.set(Op::kVuSetvl, shape.rows).set(Op::kVuSetcols, shape.cols).set(Op::kVuSetsrc, x);
+  program.op(wide ? Op::kVuMatvec32 : Op::kVuMatvec16, out, matrix);
+
+  const std::vector<StoryRequant> r = program.matrix_pairs(matrix, shape.rows);
+  const std::int8_t* w = program.matrix_weights(matrix, shape.rows);
+  const std::vector<std::int16_t> input = program.activations_at(x, shape.cols);
+  const int rows = static_cast<int>(shape.rows), cols = static_cast<int>(shape.cols);
+  if (wide) {
+    std::vector<std::int32_t> expected(shape.rows);
+    story_matvec32(expected.data(), w, r.data(), input.data(), rows, cols);
+    program.write_int32_activations(out, expected);
+  } else {
+    std::vector<std::int16_t> expected(shape.rows);
+    story_matvec16(expected.data(), w, r.data(), input.data(), rows, cols);
+    program.write_activations(out, expected);
+  }
+  EXPECT_TRUE(same_memories(program.run(), program));
+}
+
+constexpr Shape kShapes[] = {{1, 1},  {1, 512},   {3, 7},    {64, 64}, {172, 64}, {64, 172},
+                             {32, 512}, {512, 512}, {4096, 1}, {4096, 64}, {700, 512}};
+
+TEST(VectorUnit, Matvec16MatchesTheReference) {
+  for (std::uint32_t seed = 100; Shape shape : kShapes) check_matvec(false, shape, 4 * (seed % 7), seed), ++seed;
+}
+
+TEST(VectorUnit, Matvec32MatchesTheReference) {
+  for (std::uint32_t seed = 200; Shape shape : kShapes) check_matvec(true, shape, 4 * (seed % 7), seed), ++seed;
+}
+
+// The requantisation is exact for any multiplier, not only the quantiser's [2^30, 2^31): negative,
+// zero, small and the most negative ones, with every shift.
+TEST(VectorUnit, RequantisationIsExactForAnyMultiplier) {
+  std::mt19937 random(300);
+  constexpr std::int32_t kMultipliers[] = {INT32_MIN, INT32_MIN + 1, -1, 0, 1, 3, INT32_MAX};
+  std::vector<StoryRequant> pairs;
+  for (std::int32_t shift = 1; shift <= 62; ++shift)
+    for (std::int32_t multiplier : kMultipliers) pairs.push_back({multiplier, shift});
+  for (int i = 0; i < 200; ++i)
+    pairs.push_back({static_cast<std::int32_t>(random()), static_cast<std::int32_t>(1 + random() % 62)});
+  const auto rows = static_cast<std::uint32_t>(pairs.size());
+  check_matvec(false, {rows, 96}, 0, 301, pairs);
+  check_matvec(true, {rows, 96}, 0, 302, pairs);
+}
+
+// The largest sums a row can make: 512 weights of ±127 or −128 times inputs of ±32767 or −32768.
+TEST(VectorUnit, MatvecSumsOfTheLargestMagnitude) {
+  VectorProgram program;
+  constexpr std::uint32_t kCols = 512;
+  const std::vector<StoryRequant> pairs = {{1 << 30, 1}, {INT32_MAX, 62}, {INT32_MAX, 33}, {1 << 30, 40}};
+  std::vector<std::int8_t> weights;
+  for (std::int8_t value : {std::int8_t{127}, std::int8_t{-128}, std::int8_t{127}, std::int8_t{-128}})
+    weights.insert(weights.end(), kCols, value);
+  program.put_weights(0, bytes_of(pairs));
+  program.put_weights(8 * 4, bytes_of(weights));
+  std::vector<std::int16_t> x(kCols, 32767);
+  x[0] = -32768;  // −128 · −32768 once: the sum stays below 2^31
+  program.put_activations(0, x);
+  program.set(Op::kVuSetvl, 4).set(Op::kVuSetcols, kCols).set(Op::kVuSetsrc, 0);
+  program.op(Op::kVuMatvec16, 1000, 0).op(Op::kVuMatvec32, 2000, 0);
+  std::vector<std::int16_t> out16(4);
+  std::vector<std::int32_t> out32(4);
+  story_matvec16(out16.data(), program.matrix_weights(0, 4), pairs.data(), x.data(), 4, kCols);
+  story_matvec32(out32.data(), program.matrix_weights(0, 4), pairs.data(), x.data(), 4, kCols);
+  program.write_activations(1000, out16);
+  program.write_int32_activations(2000, out32);
+  EXPECT_TRUE(same_memories(program.run(), program));
+}
+
+// Each row of a matrix looked up as an embedding, against story_requant16 of its weights.
+TEST(VectorUnit, Row16MatchesTheReference) {
+  std::mt19937 random(400);
+  for (Shape shape : {Shape{1, 1}, Shape{512, 64}, Shape{7, 512}, Shape{4096, 3}}) {
+    VectorProgram program;
+    const std::uint32_t matrix = 4 * (random() % 16);
+    put_random_matrix(program, matrix, shape.rows, shape.cols, random);
+    program.set(Op::kVuSetvl, shape.rows).set(Op::kVuSetcols, shape.cols);
+    const std::vector<StoryRequant> pairs = program.matrix_pairs(matrix, shape.rows);
+    for (std::uint32_t row : {0u, shape.rows / 2, shape.rows - 1}) {
+      const std::uint32_t out = 1000 * (row % 97) + 7;
+      program.set(Op::kVuSetsrc, row).op(Op::kVuRow16, out, matrix);
+      std::vector<std::int16_t> expected(shape.cols);
+      const std::int8_t* w = program.matrix_weights(matrix, shape.rows) + row * shape.cols;
+      for (std::uint32_t j = 0; j < shape.cols; ++j) expected[j] = story_requant16(w[j], pairs[row]);
+      program.write_activations(out, expected);
+    }
+    EXPECT_TRUE(same_memories(program.run(), program)) << shape.rows << " x " << shape.cols;
+  }
+}
+
+TEST(VectorUnit, Add16SaturatesLikeTheReference) {
+  std::mt19937 random(500);
+  for (std::uint32_t n : {1u, 2u, 100u, 4096u}) {
+    VectorProgram program;
+    std::vector<std::int16_t> x = random_vector(n, random), y = random_vector(n, random);
+    x[0] = 32767, y[0] = 1;  // both saturations and an exact sum
+    if (n > 2) x[1] = -32768, y[1] = -1, x[2] = -32768, y[2] = 32767;
+    program.put_activations(10, x).put_activations(20000, y);
+    program.set(Op::kVuSetvl, n).op(Op::kVuAdd16, 10, 20000);
+    story_add16(x.data(), y.data(), static_cast<int>(n));
+    program.write_activations(10, x);
+    EXPECT_TRUE(same_memories(program.run(), program)) << n;
+  }
+}
+
+TEST(VectorUnit, Mul16MatchesTheReferenceAtEveryShift) {
+  std::mt19937 random(600);
+  VectorProgram program;
+  constexpr std::uint32_t kN = 64;
+  for (std::uint32_t shift = 1; shift <= 30; ++shift) {
+    const std::uint32_t a = 100 * shift, b = 5000 + 100 * shift;
+    std::vector<std::int16_t> x = random_vector(kN, random), y = random_vector(kN, random);
+    x[0] = -32768, y[0] = -32768;  // the largest product, 2^30
+    x[1] = -32768, y[1] = 32767;
+    program.put_activations(a, x).put_activations(b, y);
+    program.set(Op::kVuSetvl, kN).set(Op::kVuSetaux, shift).op(Op::kVuMul16, a, b);
+    std::vector<std::int16_t> out(kN);
+    story_mul16(out.data(), x.data(), y.data(), static_cast<int>(shift), kN);
+    program.write_activations(a, out);
+  }
+  EXPECT_TRUE(same_memories(program.run(), program));
+}
+
+TEST(VectorUnit, RmsnormMatchesTheReference) {
+  std::mt19937 random(700);
+  VectorProgram program;
+  std::uint32_t at = 0;
+  for (std::uint32_t n : {1u, 2u, 3u, 7u, 64u, 100u, 172u, 511u, 512u}) {
+    for (std::uint32_t eps : {0u, 1u, 1000u, 1u << 30, 0xFFFFFFFFu}) {
+      for (std::int32_t limit : {0, 3, 1024, 32768}) {
+        const std::vector<std::int16_t> x = random_vector(n, random, limit);
+        const std::uint32_t out = at + n;
+        program.put_activations(at, x).set(Op::kVuSetvl, n).set(Op::kVuSetaux, eps).op(Op::kVuRmsnorm, out, at);
+        std::vector<std::int16_t> expected(n);
+        story_rmsnorm(expected.data(), x.data(), static_cast<int>(n), eps);
+        program.write_activations(out, expected);
+        at += 2 * n;
+      }
+    }
+  }
+  EXPECT_TRUE(same_memories(program.run(), program));
+}
+
+// Every int16 input: the program puts −32768..32767 into AM and applies vu.silu 4096 at a time.
+TEST(VectorUnit, SiluMatchesTheReferenceOnEveryInt16) {
+  VectorProgram program;
+  program.li(kS1, 0).li(kT0, static_cast<std::uint32_t>(-32768)).li(kS2, 65536);
+  program.add(word_of(Op::kVuPut, 0, kS1, kT0)).add(word_of(Op::kAddi, kS1, kS1, 0, 1));
+  program.add(word_of(Op::kAddi, kT0, kT0, 0, 1)).add(word_of(Op::kBne, 0, kS1, kS2, -12));
+  std::vector<std::int16_t> every(65536);
+  for (std::int32_t i = 0; i < 65536; ++i) every[i] = static_cast<std::int16_t>(i - 32768);
+  program.set(Op::kVuSetvl, 4096);
+  for (std::uint32_t first = 0; first < 65536; first += 4096) program.op(Op::kVuSilu, first);
+  std::vector<std::int16_t> expected(65536);
+  story_silu(expected.data(), every.data(), 65536);
+  program.write_activations(0, expected);
+  EXPECT_TRUE(same_memories(program.run(), program));
+}
+
+TEST(VectorUnit, RopeMatchesTheReference) {
+  std::mt19937 random(800);
+  struct Case {
+    std::uint32_t n, head_size;
+  };
+  for (Case c : {Case{2, 2}, Case{8, 8}, Case{16, 8}, Case{6, 64}, Case{64, 64}, Case{30, 10}, Case{4096, 64},
+                 Case{512, 512}, Case{1024, 512}, Case{4096, 2}}) {
+    VectorProgram program;
+    const std::uint32_t entries = c.head_size / 2, cos = 2 * (random() % 100), sin = 4096 + 2 * (random() % 100);
+    // Q14 angles' tables: values in [−2^14, 2^14], as cos and sin are.
+    const std::vector<std::int16_t> cos_table = random_vector(entries, random, 16384);
+    const std::vector<std::int16_t> sin_table = random_vector(entries, random, 16384);
+    // Tables put from a word boundary, the odd offset kept by shifting the table itself.
+    std::vector<std::int16_t> cos_words(cos % 4 / 2, 0), sin_words(sin % 4 / 2, 0);
+    cos_words.insert(cos_words.end(), cos_table.begin(), cos_table.end());
+    sin_words.insert(sin_words.end(), sin_table.begin(), sin_table.end());
+    program.put_table(cos - cos % 4, cos_words).put_table(sin - sin % 4, sin_words);
+    std::vector<std::int16_t> x = random_vector(c.n, random);
+    program.put_activations(50, x);
+    program.set(Op::kVuSetvl, c.n).set(Op::kVuSeths, c.head_size).set(Op::kVuSetaux, sin).op(Op::kVuRope, 50, cos);
+    story_rope(x.data(), cos_table.data(), sin_table.data(), static_cast<int>(c.n), static_cast<int>(c.head_size));
+    program.write_activations(50, x);
+    EXPECT_TRUE(same_memories(program.run(), program)) << c.n << " elements, head size " << c.head_size;
+  }
+}
+
+// One attention head over a KV cache of 512 positions; the query and output at other places.
+struct AttentionCase {
+  std::uint32_t head_size, stride;
+  int bits;  // queries and keys in [−2^bits, 2^bits]: small ones spread the weights, large ones saturate
+  std::vector<std::uint32_t> lengths;
+};
+
+// The caches are made by the program (they outgrow read-only data); the query comes with its edges.
+void check_attention(const AttentionCase& c, std::uint32_t seed) {
+  SCOPED_TRACE("head size " + std::to_string(c.head_size) + ", stride " + std::to_string(c.stride) + ", bits " +
+               std::to_string(c.bits));
+  std::mt19937 random(seed);
+  VectorProgram program;
+  const std::uint32_t positions = std::ranges::max(c.lengths);
+  const std::uint32_t cache_elements = (positions - 1) * c.stride + c.head_size;
+  const std::uint32_t keys = 0, values = cache_elements, q = 2 * cache_elements, first_out = q + c.head_size;
+  program.random_activations(keys, cache_elements, static_cast<std::uint32_t>(random()) | 1, c.bits);
+  program.random_activations(values, cache_elements, static_cast<std::uint32_t>(random()) | 1, 15);
+  program.put_activations(q, random_vector(c.head_size, random, std::int32_t{1} << c.bits));
+  program.set(Op::kVuSetcols, c.stride).set(Op::kVuSeths, c.head_size);
+  program.set(Op::kVuSetsrc, keys).set(Op::kVuSetaux, values);
+  const std::vector<std::int16_t> key_cache = program.activations_at(keys, cache_elements);
+  const std::vector<std::int16_t> value_cache = program.activations_at(values, cache_elements);
+  const std::vector<std::int16_t> query = program.activations_at(q, c.head_size);
+  std::uint32_t out = first_out;
+  for (std::uint32_t length : c.lengths) {
+    program.set(Op::kVuSetvl, length).op(Op::kVuAttend, out, q);
+    std::vector<std::int16_t> expected(c.head_size);
+    story_attention_head(expected.data(), query.data(), key_cache.data(), value_cache.data(), static_cast<int>(length),
+                         static_cast<int>(c.stride), static_cast<int>(c.head_size));
+    program.write_activations(out, expected);
+    out += c.head_size;
+  }
+  EXPECT_TRUE(same_memories(program.run(), program));
+}
+
+TEST(VectorUnit, AttendMatchesTheReferenceAtEveryLength) {
+  std::vector<std::uint32_t> every(512);
+  for (std::uint32_t length = 1; length <= 512; ++length) every[length - 1] = length;
+  check_attention({8, 32, 11, every}, 900);
+  check_attention({16, 16, 8, every}, 901);
+}
+
+TEST(VectorUnit, AttendMatchesTheReferenceForEveryHeadShape) {
+  const std::vector<std::uint32_t> some = {1, 2, 3, 17, 64, 255, 256, 511, 512};
+  std::uint32_t seed = 910;
+  for (std::uint32_t head_size : {1u, 2u, 8u, 64u})
+    for (int bits : {4, 9, 12, 15}) check_attention({head_size, head_size + 3, bits, some}, seed++);
+  check_attention({512, 512, 6, {1, 2, 5, 64}}, seed++);
+  check_attention({8, 0, 10, {1, 2, 512}}, seed++);  // a stride of 0: every position the same
+}
+
+TEST(VectorUnit, ArgmaxFindsTheFirstLargest) {
+  std::mt19937 random(1000);
+  std::vector<std::vector<std::int32_t>> cases = {
+      {5},
+      {INT32_MIN},
+      {INT32_MIN, INT32_MIN},
+      {1, 3, 3, 2},
+      {-5, -3, -3, -7},
+      {INT32_MIN, INT32_MAX, INT32_MAX},
+      {0x0000FFFF, 0x00010000, 0x0000FFFF},  // the halves compare as one int32
+      {-1, 0x7FFF0000, 0x00008000},
+  };
+  for (std::uint32_t n : {100u, 4096u}) {
+    std::vector<std::int32_t> values(n);
+    for (std::int32_t& value : values) value = static_cast<std::int32_t>(random() % 7) - 3;  // many ties
+    cases.push_back(values);
+    for (std::int32_t& value : values) value = static_cast<std::int32_t>(random());
+    cases.push_back(values);
+  }
+  for (const std::vector<std::int32_t>& values : cases) {
+    VectorProgram program;
+    const auto n = static_cast<std::uint32_t>(values.size());
+    program.put_int32_activations(301, values).set(Op::kVuSetvl, n).op(Op::kVuArgmax, 301, 0, kA2);
+    Emulator emulator = program.run();
+    EXPECT_EQ(emulator.reg(kA2), static_cast<std::uint32_t>(story_argmax32(values.data(), static_cast<int>(n))))
+        << n << " values";
+    EXPECT_TRUE(same_memories(emulator, program));
+  }
+}
+
+// Outputs over their own inputs, shifted either way: each operation reads all of its inputs first.
+TEST(VectorUnit, OutputsMayOverlapTheirInputs) {
+  std::mt19937 random(1100);
+  VectorProgram program;
+  constexpr std::uint32_t kN = 48, kMatrix = 0;
+  put_random_matrix(program, kMatrix, kN, kN, random);
+  const std::vector<StoryRequant> pairs = program.matrix_pairs(kMatrix, kN);
+  const std::int8_t* w = program.matrix_weights(kMatrix, kN);
+  program.set(Op::kVuSetvl, kN).set(Op::kVuSetcols, kN);
+  std::uint32_t at = 1000;
+  for (std::int32_t offset : {0, 1, -1, 5, -47}) {
+    const std::uint32_t x = at, out = at + static_cast<std::uint32_t>(offset);
+    std::vector<std::int16_t> input = random_vector(kN, random), out16(kN);
+    program.put_activations(x, input).set(Op::kVuSetsrc, x).op(Op::kVuMatvec16, out, kMatrix);
+    story_matvec16(out16.data(), w, pairs.data(), input.data(), kN, kN);
+    program.write_activations(out, out16);
+
+    std::vector<std::int32_t> out32(kN);
+    input = random_vector(kN, random);
+    program.put_activations(x, input).op(Op::kVuMatvec32, out, kMatrix);
+    story_matvec32(out32.data(), w, pairs.data(), input.data(), kN, kN);
+    program.write_int32_activations(out, out32);
+
+    std::vector<std::int16_t> a = random_vector(2 * kN, random);
+    program.put_activations(x, a).op(Op::kVuAdd16, x, out);  // y = x shifted by `offset`
+    std::vector<std::int16_t> sum(a.begin(), a.begin() + kN);
+    const std::vector<std::int16_t> y = program.activations_at(out, kN);
+    story_add16(sum.data(), y.data(), kN);
+    program.write_activations(x, sum);
+
+    a = program.activations_at(x, kN);
+    const std::vector<std::int16_t> b = program.activations_at(out, kN);
+    program.set(Op::kVuSetaux, 9).op(Op::kVuMul16, x, out);
+    std::vector<std::int16_t> product(kN);
+    story_mul16(product.data(), a.data(), b.data(), 9, kN);
+    program.write_activations(x, product);
+
+    input = program.activations_at(x, kN);
+    program.set(Op::kVuSetaux, 77).op(Op::kVuRmsnorm, out, x);
+    std::vector<std::int16_t> norm(kN);
+    story_rmsnorm(norm.data(), input.data(), kN, 77);
+    program.write_activations(out, norm);
+    at += 400;
+  }
+  // Attention whose output lands on its query and on the first key.
+  constexpr std::uint32_t kHead = 8, kLength = 20;
+  const std::uint32_t keys = 20000, values = 21000, q = 22000;
+  program.put_activations(keys, random_vector(kHead * kLength, random, 512));
+  program.put_activations(values, random_vector(kHead * kLength, random));
+  program.set(Op::kVuSetvl, kLength).set(Op::kVuSetcols, kHead).set(Op::kVuSeths, kHead);
+  program.set(Op::kVuSetsrc, keys).set(Op::kVuSetaux, values);
+  for (std::uint32_t out : {q, keys + 3}) {
+    program.put_activations(q, random_vector(kHead, random, 512)).op(Op::kVuAttend, out, q);
+    const std::vector<std::int16_t> k = program.activations_at(keys, kHead * kLength);
+    const std::vector<std::int16_t> v = program.activations_at(values, kHead * kLength);
+    const std::vector<std::int16_t> query = program.activations_at(q, kHead);
+    std::vector<std::int16_t> expected(kHead);
+    story_attention_head(expected.data(), query.data(), k.data(), v.data(), kLength, kHead, kHead);
+    program.write_activations(out, expected);
+  }
+  EXPECT_TRUE(same_memories(program.run(), program));
+}
+
+TEST(VectorUnit, StartsZeroAndTheRegistersHoldWhatIsSet) {
+  VectorProgram program;
+  {
+    Emulator fresh(program.image());
+    EXPECT_EQ(fresh.vector_weights().size(), kWeightBytes);
+    EXPECT_EQ(fresh.vector_activations().size(), kElements);
+    EXPECT_TRUE(std::ranges::all_of(fresh.vector_weights(), [](std::uint8_t b) { return b == 0; }));
+    EXPECT_TRUE(std::ranges::all_of(fresh.vector_activations(), [](std::int16_t v) { return v == 0; }));
+    EXPECT_EQ(fresh.vector_registers(), (std::array<std::uint32_t, 5>{}));
+  }
+  program.set(Op::kVuSetvl, 0xFFFFFFFF).set(Op::kVuSetcols, 0x80000000).set(Op::kVuSetsrc, 12345);
+  program.set(Op::kVuSetaux, 0xDEADBEEF).set(Op::kVuSeths, 1).set(Op::kVuSetsrc, 777);  // the last write counts
+  EXPECT_EQ(program.run().vector_registers(),
+            (std::array<std::uint32_t, 5>{0xFFFFFFFF, 0x80000000, 777, 0xDEADBEEF, 1}));
+  // Without the unit there is nothing to read.
+  Emulator without(program.image(program::kRvformerMap));
+  EXPECT_TRUE(without.vector_weights().empty());
+  EXPECT_TRUE(without.vector_activations().empty());
+}
+
+// Words into WM, elements into AM (low 16 bits of rs2) and back out sign-extended through vu.get,
+// at both ends of each memory; a vu.get into x0 leaves it zero.
+TEST(VectorUnit, WordsAndElementsRoundTrip) {
+  std::mt19937 random(1200);
+  VectorProgram program;
+  for (std::uint32_t address : {0u, 4u, kWeightBytes - 4, 4 * (static_cast<std::uint32_t>(random()) % (kWeightBytes / 4))}) {
+    program.wput(address, static_cast<std::uint32_t>(random()));
+  }
+  const std::uint32_t ram = kEmulatorVectorMap.ram.base;
+  const std::uint32_t elements[] = {0, 1, kElements - 1, static_cast<std::uint32_t>(random()) % kElements};
+  const std::uint32_t written[] = {0xFFFF8000u, 0x12347FFFu, 0x0000FFFFu, 0xABCD0001u};
+  for (std::size_t i = 0; i < std::size(elements); ++i) {
+    program.li(kT1, written[i]).li(kA0, elements[i]).add(word_of(Op::kVuPut, 0, kA0, kT1));
+    program.activations()[elements[i]] = static_cast<std::int16_t>(written[i]);
+    program.add(word_of(Op::kVuGet, kT1, kA0, 0)).li(kS0, ram + 4 * static_cast<std::uint32_t>(i));
+    program.add(word_of(Op::kSw, 0, kS0, kT1));
+  }
+  program.add(word_of(Op::kVuGet, kZero, kA0, 0));
+  Emulator emulator = program.run();
+  EXPECT_TRUE(same_memories(emulator, program));
+  for (std::size_t i = 0; i < std::size(elements); ++i)
+    EXPECT_EQ(emulator.read_word(ram + 4 * static_cast<std::uint32_t>(i)),
+              static_cast<std::uint32_t>(static_cast<std::int16_t>(written[i])))
+        << elements[i];
+  EXPECT_EQ(emulator.reg(kZero), 0u);
+}
+
+// Operands that reach the last byte of WM or the last element of AM, and the largest counts.
+TEST(VectorUnit, OperandsReachingTheEndsOfTheMemoriesAreLegal) {
+  std::mt19937 random(1300);
+  VectorProgram program;
+  constexpr std::uint32_t kRows = 4096, kCols = 64;
+  constexpr std::uint32_t kMatrix = kWeightBytes - kRows * (8 + kCols);  // ends with WM
+  put_random_matrix(program, kMatrix, kRows, kCols, random);
+  const std::uint32_t x = kElements - kCols, out = kElements - kCols - 2 * kRows;  // out ends where x starts
+  std::vector<std::int16_t> input = random_vector(kCols, random);
+  program.put_activations(x, input);
+  program.set(Op::kVuSetvl, kRows).set(Op::kVuSetcols, kCols).set(Op::kVuSetsrc, x).op(Op::kVuMatvec32, out, kMatrix);
+  std::vector<std::int32_t> out32(kRows);
+  story_matvec32(out32.data(), program.matrix_weights(kMatrix, kRows), program.matrix_pairs(kMatrix, kRows).data(),
+                 input.data(), kRows, kCols);
+  program.write_int32_activations(out, out32);
+  // argmax over the last 4096 int32 elements of AM.
+  program.op(Op::kVuArgmax, kElements - 2 * kRows, 0, kA2);
+  std::vector<std::int32_t> tail(kRows);
+  std::memcpy(tail.data(), program.activations().data() + kElements - 2 * kRows, 4 * kRows);
+  const auto best = static_cast<std::uint32_t>(story_argmax32(tail.data(), kRows));
+  // The last row looked up, its weights the last bytes of WM.
+  program.set(Op::kVuSetsrc, kRows - 1).op(Op::kVuRow16, 0, kMatrix);
+  std::vector<std::int16_t> row(kCols);
+  const StoryRequant last_pair = program.matrix_pairs(kMatrix, kRows)[kRows - 1];
+  for (std::uint32_t j = 0; j < kCols; ++j)
+    row[j] = story_requant16(program.matrix_weights(kMatrix, kRows)[(kRows - 1) * kCols + j], last_pair);
+  program.write_activations(0, row);
+  // Rope tables in the last bytes of WM (the matrix's last weights read as int16) and on AM's end.
+  program.set(Op::kVuSetvl, 512).set(Op::kVuSeths, 512).set(Op::kVuSetaux, kWeightBytes - 512);
+  program.op(Op::kVuRope, kElements - 512, kWeightBytes - 512);
+  std::vector<std::int16_t> rotated = program.activations_at(kElements - 512, 512);
+  const std::vector<std::int16_t> table = program.table_at(kWeightBytes - 512, 256);
+  story_rope(rotated.data(), table.data(), table.data(), 512, 512);
+  program.write_activations(kElements - 512, rotated);
+  // Attention with the largest head and both caches ending with AM.
+  program.put_activations(100, random_vector(512, random, 64));
+  program.set(Op::kVuSetvl, 3).set(Op::kVuSetcols, 512).set(Op::kVuSeths, 512);
+  program.set(Op::kVuSetsrc, kElements - 3 * 512).set(Op::kVuSetaux, kElements - 3 * 512).op(Op::kVuAttend, 100, 100);
+  const std::vector<std::int16_t> cache = program.activations_at(kElements - 3 * 512, 3 * 512);
+  const std::vector<std::int16_t> query = program.activations_at(100, 512);
+  std::vector<std::int16_t> attended(512);
+  story_attention_head(attended.data(), query.data(), cache.data(), cache.data(), 3, 512, 512);
+  program.write_activations(100, attended);
+  // The longest norm and every element of AM's end through silu.
+  program.set(Op::kVuSetvl, 512).set(Op::kVuSetaux, 5).op(Op::kVuRmsnorm, kElements - 512, kElements - 512);
+  std::vector<std::int16_t> norm(512);
+  const std::vector<std::int16_t> normed = program.activations_at(kElements - 512, 512);
+  story_rmsnorm(norm.data(), normed.data(), 512, 5);
+  program.write_activations(kElements - 512, norm);
+  program.set(Op::kVuSetvl, 4096).op(Op::kVuSilu, kElements - 4096);
+  std::vector<std::int16_t> silu(4096);
+  const std::vector<std::int16_t> pre = program.activations_at(kElements - 4096, 4096);
+  story_silu(silu.data(), pre.data(), 4096);
+  program.write_activations(kElements - 4096, silu);
+
+  Emulator emulator = program.run();
+  EXPECT_EQ(emulator.reg(kA2), best);
+  EXPECT_TRUE(same_memories(emulator, program));
+}
+
+// One program per out-of-range operand: a valid setup (a 4 × 4 matrix at WM 0, valid registers),
+// then the offending instruction. It traps as an illegal instruction there and changes nothing.
+struct IllegalCase {
+  const char* what;
+  std::function<void(VectorProgram&)> offend;
+};
+
+constexpr std::uint32_t kEnd = kElements;  // the first element past AM
+
+const IllegalCase kIllegalCases[] = {
+    {"vu.wput at an address that is not a multiple of 4", [](VectorProgram& p) { p.op(Op::kVuWput, 2, 7); }},
+    {"vu.wput past WM", [](VectorProgram& p) { p.op(Op::kVuWput, kWeightBytes, 7); }},
+    {"vu.wput at the last address", [](VectorProgram& p) { p.op(Op::kVuWput, 0xFFFFFFFC, 7); }},
+    {"vu.put past AM", [](VectorProgram& p) { p.op(Op::kVuPut, kEnd, 7); }},
+    {"vu.get past AM", [](VectorProgram& p) { p.op(Op::kVuGet, kEnd, 0, kT1); }},
+    {"vu.matvec16 with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuMatvec16, 100, 0); }},
+    {"vu.matvec16 with VL 4097", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4097).op(Op::kVuMatvec16, 100, 0); }},
+    {"vu.matvec16 with COLS 0", [](VectorProgram& p) { p.set(Op::kVuSetcols, 0).op(Op::kVuMatvec16, 100, 0); }},
+    {"vu.matvec16 with COLS 513", [](VectorProgram& p) { p.set(Op::kVuSetcols, 513).op(Op::kVuMatvec16, 100, 0); }},
+    {"vu.matvec16 with a matrix not at a multiple of 4", [](VectorProgram& p) { p.op(Op::kVuMatvec16, 100, 2); }},
+    {"vu.matvec16 with a matrix past WM's end",
+     [](VectorProgram& p) { p.op(Op::kVuMatvec16, 100, kWeightBytes - 4 * (8 + 4) + 4); }},
+    {"vu.matvec16 with x past AM", [](VectorProgram& p) { p.set(Op::kVuSetsrc, kEnd - 3).op(Op::kVuMatvec16, 100, 0); }},
+    {"vu.matvec16 with out past AM", [](VectorProgram& p) { p.op(Op::kVuMatvec16, kEnd - 3, 0); }},
+    {"vu.matvec16 with a shift of 0 in the last row",
+     [](VectorProgram& p) { p.wput(3 * 8 + 4, 0).op(Op::kVuMatvec16, 100, 0); }},
+    {"vu.matvec16 with a shift of 63",
+     [](VectorProgram& p) { p.wput(4, 63).op(Op::kVuMatvec16, 100, 0); }},
+    {"vu.matvec32 with a negative shift",
+     [](VectorProgram& p) { p.wput(12, 0xFFFFFFFF).op(Op::kVuMatvec32, 100, 0); }},
+    {"vu.matvec32 with out past AM (its elements are pairs)", [](VectorProgram& p) { p.op(Op::kVuMatvec32, kEnd - 7, 0); }},
+    {"vu.row16 with SRC = VL", [](VectorProgram& p) { p.set(Op::kVuSetsrc, 4).op(Op::kVuRow16, 100, 0); }},
+    {"vu.row16 with the row's weights past WM",
+     [](VectorProgram& p) { p.set(Op::kVuSetvl, 4096).set(Op::kVuSetcols, 512).set(Op::kVuSetsrc, 4095).op(Op::kVuRow16, 100, 0); }},
+    {"vu.row16 with the row's shift out of range",
+     [](VectorProgram& p) { p.wput(2 * 8 + 4, 0).set(Op::kVuSetsrc, 2).op(Op::kVuRow16, 100, 0); }},
+    {"vu.row16 with out past AM", [](VectorProgram& p) { p.op(Op::kVuRow16, kEnd - 3, 0); }},
+    {"vu.add16 with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuAdd16, 0, 100); }},
+    {"vu.add16 with VL 4097", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4097).op(Op::kVuAdd16, 0, 10000); }},
+    {"vu.add16 with x past AM", [](VectorProgram& p) { p.op(Op::kVuAdd16, kEnd - 3, 100); }},
+    {"vu.add16 with y past AM", [](VectorProgram& p) { p.op(Op::kVuAdd16, 0, kEnd - 3); }},
+    {"vu.mul16 with shift 0", [](VectorProgram& p) { p.set(Op::kVuSetaux, 0).op(Op::kVuMul16, 0, 100); }},
+    {"vu.mul16 with shift 31", [](VectorProgram& p) { p.set(Op::kVuSetaux, 31).op(Op::kVuMul16, 0, 100); }},
+    {"vu.mul16 with VL 4097", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4097).op(Op::kVuMul16, 0, 10000); }},
+    {"vu.mul16 with a past AM", [](VectorProgram& p) { p.op(Op::kVuMul16, kEnd - 3, 100); }},
+    {"vu.mul16 with b past AM", [](VectorProgram& p) { p.op(Op::kVuMul16, 0, kEnd - 3); }},
+    {"vu.rmsnorm with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuRmsnorm, 100, 0); }},
+    {"vu.rmsnorm with VL 513", [](VectorProgram& p) { p.set(Op::kVuSetvl, 513).op(Op::kVuRmsnorm, 1000, 0); }},
+    {"vu.rmsnorm with out past AM", [](VectorProgram& p) { p.op(Op::kVuRmsnorm, kEnd - 3, 0); }},
+    {"vu.rmsnorm with x past AM", [](VectorProgram& p) { p.op(Op::kVuRmsnorm, 100, kEnd - 3); }},
+    {"vu.silu with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuSilu, 0); }},
+    {"vu.silu with VL 4097", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4097).op(Op::kVuSilu, 0); }},
+    {"vu.silu with x past AM", [](VectorProgram& p) { p.op(Op::kVuSilu, kEnd - 3); }},
+    {"vu.rope with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuRope, 0, 1000); }},
+    {"vu.rope with an odd VL", [](VectorProgram& p) { p.set(Op::kVuSetvl, 3).op(Op::kVuRope, 0, 1000); }},
+    {"vu.rope with VL 4098", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4098).op(Op::kVuRope, 0, 1000); }},
+    {"vu.rope with HS 0", [](VectorProgram& p) { p.set(Op::kVuSeths, 0).op(Op::kVuRope, 0, 1000); }},
+    {"vu.rope with an odd HS", [](VectorProgram& p) { p.set(Op::kVuSeths, 3).op(Op::kVuRope, 0, 1000); }},
+    {"vu.rope with HS 514", [](VectorProgram& p) { p.set(Op::kVuSeths, 514).op(Op::kVuRope, 0, 1000); }},
+    {"vu.rope with an odd cos address", [](VectorProgram& p) { p.op(Op::kVuRope, 0, 1001); }},
+    {"vu.rope with an odd sin address", [](VectorProgram& p) { p.set(Op::kVuSetaux, 2001).op(Op::kVuRope, 0, 1000); }},
+    // VL 4 and HS 4 read two entries of each table: 4 bytes.
+    {"vu.rope with the cos table past WM",
+     [](VectorProgram& p) { p.set(Op::kVuSeths, 4).op(Op::kVuRope, 0, kWeightBytes - 2); }},
+    {"vu.rope with the sin table past WM",
+     [](VectorProgram& p) { p.set(Op::kVuSeths, 4).set(Op::kVuSetaux, kWeightBytes - 2).op(Op::kVuRope, 0, 1000); }},
+    {"vu.rope with x past AM", [](VectorProgram& p) { p.op(Op::kVuRope, kEnd - 3, 1000); }},
+    {"vu.attend with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuAttend, 1000, 0); }},
+    {"vu.attend with VL 513", [](VectorProgram& p) { p.set(Op::kVuSetvl, 513).op(Op::kVuAttend, 1000, 0); }},
+    {"vu.attend with HS 0", [](VectorProgram& p) { p.set(Op::kVuSeths, 0).op(Op::kVuAttend, 1000, 0); }},
+    {"vu.attend with HS 513", [](VectorProgram& p) { p.set(Op::kVuSeths, 513).op(Op::kVuAttend, 1000, 0); }},
+    {"vu.attend with the keys past AM",
+     [](VectorProgram& p) { p.set(Op::kVuSetsrc, kEnd - 3 * 4 - 1).op(Op::kVuAttend, 1000, 0); }},
+    {"vu.attend with the values past AM",
+     [](VectorProgram& p) { p.set(Op::kVuSetaux, kEnd - 3 * 4 - 1).op(Op::kVuAttend, 1000, 0); }},
+    {"vu.attend with a stride that leaves AM", [](VectorProgram& p) { p.set(Op::kVuSetcols, 0x80000000).op(Op::kVuAttend, 1000, 0); }},
+    {"vu.attend with q past AM", [](VectorProgram& p) { p.op(Op::kVuAttend, 1000, kEnd - 1); }},
+    {"vu.attend with out past AM", [](VectorProgram& p) { p.op(Op::kVuAttend, kEnd - 1, 0); }},
+    {"vu.argmax with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuArgmax, 0, 0, kT1); }},
+    {"vu.argmax with VL 4097", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4097).op(Op::kVuArgmax, 0, 0, kT1); }},
+    {"vu.argmax with x past AM (its elements are pairs)", [](VectorProgram& p) { p.op(Op::kVuArgmax, kEnd - 7, 0, kT1); }},
+};
+
+TEST(VectorUnitTraps, EveryOutOfRangeOperandIsAnIllegalInstruction) {
+  std::mt19937 random(1400);
+  std::set<Op> trapped;
+  for (const IllegalCase& c : kIllegalCases) {
+    SCOPED_TRACE(c.what);
+    VectorProgram program;
+    put_random_matrix(program, 0, 4, 4, random);
+    program.put_activations(0, random_vector(4096, random));
+    program.put_activations(kEnd - 4096, random_vector(4096, random));
+    // Valid for every operation: 4 rows, columns, positions; HS 2 (even); AUX a shift, an even
+    // address and the values' cache; the keys at AM 0 with a stride of 4.
+    program.set(Op::kVuSetvl, 4).set(Op::kVuSetcols, 4).set(Op::kVuSetsrc, 0).set(Op::kVuSetaux, 2).set(Op::kVuSeths, 2);
+    c.offend(program);
+    Emulator emulator(program.image());
+    RunResult result = emulator.run(10'000'000, ignore_console);
+    if (result.reason != StopReason::kTrapped) {
+      ADD_FAILURE() << "no trap";
+      continue;
+    }
+    EXPECT_EQ(result.trap.cause, isa::TrapCause::kIllegalInstruction);
+    EXPECT_EQ(result.trap.pc, program.last_op_pc());
+    EXPECT_NE(isa::describe_trap(result.trap, kEmulatorVectorMap).find("its operands are out of range"),
+              std::string::npos)
+        << isa::describe_trap(result.trap, kEmulatorVectorMap);
+    EXPECT_TRUE(same_memories(emulator, program));
+    trapped.insert(isa::decode(result.trap.instruction).op);
+  }
+  // Every instruction with an operand to check has a case (the vu.set* take any value).
+  for (const isa::OpInfo& info : isa::instruction_table())
+    if (isa::is_vector(info.op) && info.format != isa::Format::kSource) {
+      EXPECT_TRUE(trapped.contains(info.op)) << info.name;
+    }
+  EXPECT_TRUE(trapped.contains(Op::kVuSilu));
+}
+
+// The same setup with each case's operand made legal shows that the cases above trap for their own
+// operand: the valid setup itself runs every operation.
+TEST(VectorUnitTraps, TheTrapCasesSetupIsLegal) {
+  std::mt19937 random(1400);
+  VectorProgram program;
+  put_random_matrix(program, 0, 4, 4, random);
+  program.put_activations(0, random_vector(4096, random));
+  program.set(Op::kVuSetvl, 4).set(Op::kVuSetcols, 4).set(Op::kVuSetsrc, 0).set(Op::kVuSetaux, 2).set(Op::kVuSeths, 2);
+  program.op(Op::kVuWput, kWeightBytes - 4, 7).op(Op::kVuPut, kEnd - 1, 7).op(Op::kVuGet, kEnd - 1, 0, kT1);
+  for (Op op : {Op::kVuMatvec16, Op::kVuMatvec32, Op::kVuRow16}) program.op(op, 100, 0);
+  for (Op op : {Op::kVuAdd16, Op::kVuMul16, Op::kVuRmsnorm, Op::kVuAttend}) program.op(op, 1000, 0);
+  program.op(Op::kVuSilu, 0).op(Op::kVuRope, 0, 1000).op(Op::kVuArgmax, 0, 0, kT1);
+  Emulator emulator(program.image());
+  EXPECT_EQ(emulator.run(10'000'000, ignore_console).reason, StopReason::kExited);
+}
+
+// On every map without the unit each vu.* is illegal, and the message names the map that has it.
+TEST(VectorUnitTraps, InstructionsAreIllegalWithoutTheUnit) {
+  for (const MemoryMap& map : program::kMemoryMaps) {
+    if (map.vector_unit) continue;
+    for (const isa::OpInfo& info : isa::instruction_table()) {
+      if (!isa::is_vector(info.op)) continue;
+      VectorProgram program;
+      program.op(info.op, 0, 0, info.format == isa::Format::kUnary ? kT1 : kZero);
+      Emulator emulator(program.image(map));
+      RunResult result = emulator.run(1000, ignore_console);
+      ASSERT_EQ(result.reason, StopReason::kTrapped) << map.name << ": " << info.name;
+      EXPECT_EQ(result.trap.cause, isa::TrapCause::kIllegalInstruction);
+      EXPECT_EQ(result.trap.pc, map.code.base + program.last_op_pc() - kEmulatorVectorMap.code.base);
+      EXPECT_NE(isa::describe_trap(result.trap, map).find("has no vector unit (emulator-vector has)"), std::string::npos)
+          << isa::describe_trap(result.trap, map);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rvformer::emulator
