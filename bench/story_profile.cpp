@@ -1,8 +1,9 @@
 // story_profile — where the story firmware (firmware/story/) spends its instructions on the golden
 // emulator: stories260K greedy from BOS for --steps tokens, every retired instruction attributed to
 // the firmware function holding its pc (the ELF's symbols, read with the cross toolchain's nm), as
-// instructions per story token. Loading the blob (getchar, the checksum) is listed apart. Needs the
-// RISC-V cross compiler.
+// instructions per story token. Loading the blob (the console reads, the checksum) is listed apart.
+// The plain build by default; --vector profiles the vector unit's build on emulator-vector, where
+// each vu.* instruction counts as one. Needs the RISC-V cross compiler.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -60,8 +61,8 @@ std::string function_at(const std::vector<Function>& functions, std::uint32_t pc
   return pc < f.start + f.size ? f.name : "?";
 }
 
-int profile(int steps) {
-  const program::MemoryMap& map = program::kEmulator1MbMap;
+int profile(int steps, bool vector) {
+  const program::MemoryMap& map = vector ? program::kEmulatorVectorMap : program::kEmulator1MbMap;
   toolchain::TemporaryDirectory build;
   const std::filesystem::path elf = build.path() / "story.elf";
   std::vector<std::filesystem::path> sources;
@@ -104,10 +105,12 @@ int profile(int steps) {
 int main(int argc, char** argv) {
   CLI::App app("Instructions per story token of the story firmware, function by function");
   int steps = 64;
+  bool vector = false;
   app.add_option("--steps", steps, "Forward passes (default 64)")->check(CLI::Range(1, 512));
+  app.add_flag("--vector", vector, "Profile the vector unit's build (emulator-vector) instead of the plain one");
   CLI11_PARSE(app, argc, argv);
   try {
-    return profile(steps);
+    return profile(steps, vector);
   } catch (const rvformer::Error& error) {
     fmt::print(stderr, "story_profile: {}\n", error.what());
     return 1;

@@ -1,25 +1,54 @@
-/* firmware/story/story_model.c — see story_model.h: the blob reader, the forward pass, the
- * tokenizer and the greedy loop. */
+/* firmware/story/story_model.c — see story_model.h: the blob's header checks and layout, the
+ * tokenizer and the greedy loop, shared by both builds. */
 #include "story_model.h"
 
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
-static uint32_t read_u32(const uint8_t* p) {
+#include "story_build.h"
+
+uint32_t story_read_u32(const uint8_t* p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static size_t padded(size_t bytes) { return (bytes + 3) & ~(size_t)3; }
-
-static uint32_t fnv1a(const uint8_t* bytes, size_t size) {
-  uint32_t hash = 2166136261u;
+uint32_t story_fnv1a(uint32_t hash, const uint8_t* bytes, size_t size) {
   for (size_t i = 0; i < size; ++i) hash = (hash ^ bytes[i]) * 16777619u;
   return hash;
 }
 
+/* The firmware loads the map's input register, one instruction a byte where getchar's stdio path
+ * costs dozens (the blob is hundreds of kilobytes); the host reference, which never reads the
+ * console, keeps stdio. */
+static int read_byte(void) {
+#ifdef RVFORMER_INPUT_ADDRESS
+  return (int)*(volatile int32_t*)RVFORMER_INPUT_ADDRESS;
+#else
+  return getchar();
+#endif
+}
+
+size_t story_read_input(uint8_t* buffer, size_t size) {
+  size_t got = 0;
+  for (int c; got < size && (c = read_byte()) >= 0;) buffer[got++] = (uint8_t)c;
+  return got;
+}
+
+int story_read_word(uint32_t* word, uint32_t* hash) {
+  uint32_t value = 0, h = *hash;
+  for (int i = 0; i < 4; ++i) {
+    const int c = read_byte();
+    if (c < 0) return 0;
+    h = (h ^ (uint32_t)c) * 16777619u;
+    value |= (uint32_t)c << (8 * i);
+  }
+  *word = value;
+  *hash = h;
+  return 1;
+}
+
 size_t story_blob_size(const uint8_t header[STORY_HEADER_BYTES], const char** error) {
   uint32_t word[STORY_HEADER_WORDS];
-  for (int i = 0; i < STORY_HEADER_WORDS; ++i) word[i] = read_u32(header + 4 * i);
+  for (int i = 0; i < STORY_HEADER_WORDS; ++i) word[i] = story_read_u32(header + 4 * i);
   uint32_t dim = word[1], hidden = word[2], layers = word[3], heads = word[4], kv_heads = word[5];
   uint32_t vocab = word[6], seq_len = word[7], payload = word[9];
   *error = 0;
@@ -35,79 +64,48 @@ size_t story_blob_size(const uint8_t header[STORY_HEADER_BYTES], const char** er
   return *error ? 0 : STORY_HEADER_BYTES + (size_t)payload + 4;
 }
 
-/* Walks the payload, handing out aligned parts; `failed` is set once a part runs past the end. */
+/* Walks the payload's offsets, handing out aligned parts; `failed` is set once a part runs past the
+ * end. The sizes stay far below 2^32: at most 64 MB of payload, and each part is checked in turn. */
 typedef struct {
-  const uint8_t* at;
-  const uint8_t* end;
+  uint32_t at;
+  uint32_t end;
   int failed;
 } Cursor;
 
-static const uint8_t* take(Cursor* cursor, size_t bytes) {
-  bytes = padded(bytes);
-  if (cursor->failed || (size_t)(cursor->end - cursor->at) < bytes) {
+static uint32_t take(Cursor* cursor, uint64_t bytes) {
+  bytes = (bytes + 3) & ~(uint64_t)3;
+  if (cursor->failed || cursor->end - cursor->at < bytes) {
     cursor->failed = 1;
     return 0;
   }
-  const uint8_t* part = cursor->at;
-  cursor->at += bytes;
+  uint32_t part = cursor->at;
+  cursor->at += (uint32_t)bytes;
   return part;
 }
 
 static StoryMatrix take_matrix(Cursor* cursor, int rows, int cols) {
-  StoryMatrix m = {0, 0, rows, cols};
-  m.requant = (const StoryRequant*)take(cursor, (size_t)rows * sizeof(StoryRequant));
-  m.weights = (const int8_t*)take(cursor, (size_t)rows * cols);
+  StoryMatrix m = {take(cursor, (uint64_t)rows * sizeof(StoryRequant)), rows, cols};
+  take(cursor, (uint64_t)rows * (uint32_t)cols);
   return m;
 }
 
-static int requant_valid(const StoryMatrix* m) {
-  for (int i = 0; i < m->rows; ++i)
-    if (m->requant[i].multiplier < (1 << 30) || m->requant[i].shift < 1 || m->requant[i].shift > 62) return 0;
-  return 1;
-}
-
-static int layer_valid(const StoryLayer* layer) {
-  const StoryMatrix* all[] = {&layer->wq, &layer->wk, &layer->wv, &layer->wo, &layer->w1, &layer->w3, &layer->w2};
-  for (int i = 0; i < 7; ++i)
-    if (!requant_valid(all[i])) return 0;
-  return 1;
-}
-
-static const char* open_vocabulary(StoryModel* model, Cursor* cursor) {
-  model->vocabulary = cursor->at;
-  model->vocabulary_offsets = (const uint32_t*)take(cursor, (size_t)model->vocab_size * 4);
-  if (cursor->failed) return "story model blob is truncated (vocabulary)";
-  size_t size = (size_t)(cursor->end - model->vocabulary);
-  for (int i = 0; i < model->vocab_size; ++i) {
-    uint32_t offset = model->vocabulary_offsets[i];
-    if (offset % 4 != 0 || offset + (size_t)8 > size ||
-        read_u32(model->vocabulary + offset + 4) > size - offset - 8)
-      return "story model blob has a bad vocabulary record";
-  }
-  return 0;
-}
-
-const char* story_model_open(StoryModel* model, const uint8_t* blob, size_t size) {
-  const char* error = 0;
-  if (size < STORY_HEADER_BYTES + 4) return "story model blob is truncated (header)";
-  size_t expected = story_blob_size(blob, &error);
-  if (error) return error;
-  if (size != expected) return "story model blob is truncated or has trailing bytes";
-  if (fnv1a(blob, size - 4) != read_u32(blob + size - 4)) return "story model blob is corrupt (checksum mismatch)";
-
+const char* story_model_layout(StoryModel* model, const uint8_t header[STORY_HEADER_BYTES]) {
   memset(model, 0, sizeof *model);
-  model->dim = (int)read_u32(blob + 4);
-  model->hidden_dim = (int)read_u32(blob + 8);
-  model->n_layers = (int)read_u32(blob + 12);
-  model->n_heads = (int)read_u32(blob + 16);
-  model->n_kv_heads = (int)read_u32(blob + 20);
-  model->vocab_size = (int)read_u32(blob + 24);
-  model->seq_len = (int)read_u32(blob + 28);
-  model->eps_term = read_u32(blob + 32);
+  model->dim = (int)story_read_u32(header + 4);
+  model->hidden_dim = (int)story_read_u32(header + 8);
+  model->n_layers = (int)story_read_u32(header + 12);
+  model->n_heads = (int)story_read_u32(header + 16);
+  model->n_kv_heads = (int)story_read_u32(header + 20);
+  model->vocab_size = (int)story_read_u32(header + 24);
+  model->seq_len = (int)story_read_u32(header + 28);
+  model->eps_term = story_read_u32(header + 32);
+  const uint32_t payload = story_read_u32(header + 36);
+  model->blob_size = STORY_HEADER_BYTES + payload + 4;
+  for (int b = 0; b < 256; ++b) model->byte_pieces[b] = (uint8_t)b;
   const int dim = model->dim, hidden = model->hidden_dim;
   const int kv_dim = dim / model->n_heads * model->n_kv_heads, half_head = dim / model->n_heads / 2;
 
-  Cursor cursor = {blob + STORY_HEADER_BYTES, blob + size - 4, 0};
+  Cursor cursor = {STORY_HEADER_BYTES, STORY_HEADER_BYTES + payload, 0};
   model->embedding = take_matrix(&cursor, model->vocab_size, dim);
   for (int l = 0; l < model->n_layers; ++l) {
     StoryLayer* layer = &model->layers[l];
@@ -120,104 +118,48 @@ const char* story_model_open(StoryModel* model, const uint8_t* blob, size_t size
     layer->w2 = take_matrix(&cursor, dim, hidden);
   }
   model->classifier = take_matrix(&cursor, model->vocab_size, dim);
-  model->rope_cos = (const int16_t*)take(&cursor, (size_t)model->seq_len * half_head * 2);
-  model->rope_sin = (const int16_t*)take(&cursor, (size_t)model->seq_len * half_head * 2);
-  if (cursor.failed) return "story model blob is truncated (weights)";
-  for (int b = 0; b < 256; ++b) model->byte_pieces[b] = (uint8_t)b;
-  if (!requant_valid(&model->embedding) || !requant_valid(&model->classifier))
-    return "story model blob has bad requantisation parameters";
-  for (int l = 0; l < model->n_layers; ++l)
-    if (!layer_valid(&model->layers[l])) return "story model blob has bad requantisation parameters";
-  return open_vocabulary(model, &cursor);
+  model->rope_cos = take(&cursor, (uint64_t)model->seq_len * half_head * 2);
+  model->rope_sin = take(&cursor, (uint64_t)model->seq_len * half_head * 2);
+  model->vocabulary_start = cursor.at;
+  return cursor.failed ? "story model blob is truncated (weights)" : 0;
 }
 
-int story_state_init(StoryState* state, const StoryModel* model) {
-  const int dim = model->dim, hidden = model->hidden_dim;
-  const size_t cache = (size_t)model->n_layers * model->seq_len * (dim / model->n_heads * model->n_kv_heads);
-  memset(state, 0, sizeof *state);
-  state->x = malloc(dim * sizeof(int16_t));
-  state->xb = malloc(dim * sizeof(int16_t));
-  state->xb2 = malloc(dim * sizeof(int16_t));
-  state->q = malloc(dim * sizeof(int16_t));
-  state->hb = malloc(hidden * sizeof(int16_t));
-  state->hb2 = malloc(hidden * sizeof(int16_t));
-  state->logits = malloc(model->vocab_size * sizeof(int32_t));
-  state->key_cache = malloc(cache * sizeof(int16_t));
-  state->value_cache = malloc(cache * sizeof(int16_t));
-  return state->x && state->xb && state->xb2 && state->q && state->hb && state->hb2 && state->logits &&
-         state->key_cache && state->value_cache;
-}
-
-void story_state_free(StoryState* state) {
-  free(state->x);
-  free(state->xb);
-  free(state->xb2);
-  free(state->q);
-  free(state->hb);
-  free(state->hb2);
-  free(state->logits);
-  free(state->key_cache);
-  free(state->value_cache);
-}
-
-static void matvec16(int16_t* out, const StoryMatrix* m, const int16_t* x) {
-  story_matvec16(out, m->weights, m->requant, x, m->rows, m->cols);
-}
-
-static void attention_block(const StoryModel* model, StoryState* s, int l, int pos) {
-  const StoryLayer* layer = &model->layers[l];
-  const int dim = model->dim, head_size = dim / model->n_heads;
-  const int kv_dim = head_size * model->n_kv_heads, group = model->n_heads / model->n_kv_heads;
-  const size_t layer_offset = (size_t)l * model->seq_len * kv_dim;
-  int16_t* key = s->key_cache + layer_offset + (size_t)pos * kv_dim;
-  int16_t* value = s->value_cache + layer_offset + (size_t)pos * kv_dim;
-  const int16_t* cos = model->rope_cos + (size_t)pos * (head_size / 2);
-  const int16_t* sin = model->rope_sin + (size_t)pos * (head_size / 2);
-
-  story_rmsnorm(s->xb, s->x, dim, model->eps_term);
-  matvec16(s->q, &layer->wq, s->xb);
-  matvec16(key, &layer->wk, s->xb);
-  matvec16(value, &layer->wv, s->xb);
-  story_rope(s->q, cos, sin, dim, head_size);
-  story_rope(key, cos, sin, kv_dim, head_size);
-  for (int h = 0; h < model->n_heads; ++h) {
-    const size_t kv_head = (size_t)(h / group) * head_size;
-    story_attention_head(s->xb2 + h * head_size, s->q + h * head_size, s->key_cache + layer_offset + kv_head,
-                         s->value_cache + layer_offset + kv_head, pos + 1, kv_dim, head_size);
-  }
-  matvec16(s->xb, &layer->wo, s->xb2);
-  story_add16(s->x, s->xb, dim);
-}
-
-static void feed_forward_block(const StoryModel* model, StoryState* s, int l) {
-  const StoryLayer* layer = &model->layers[l];
-  story_rmsnorm(s->xb, s->x, model->dim, model->eps_term);
-  matvec16(s->hb, &layer->w1, s->xb);
-  matvec16(s->hb2, &layer->w3, s->xb);
-  story_silu(s->hb, s->hb, model->hidden_dim);
-  story_mul16(s->hb, s->hb, s->hb2, STORY_FRAC_H, model->hidden_dim);
-  matvec16(s->xb, &layer->w2, s->hb);
-  story_add16(s->x, s->xb, model->dim);
-}
-
-void story_forward(const StoryModel* model, StoryState* s, int token, int pos) {
-  const StoryMatrix* embedding = &model->embedding;
-  for (int j = 0; j < model->dim; ++j)
-    s->x[j] = story_requant16(embedding->weights[(size_t)token * model->dim + j], embedding->requant[token]);
+int story_model_matrices(const StoryModel* model, const StoryMatrix* matrices[STORY_MAX_MATRICES]) {
+  int count = 0;
+  matrices[count++] = &model->embedding;
   for (int l = 0; l < model->n_layers; ++l) {
-    attention_block(model, s, l, pos);
-    feed_forward_block(model, s, l);
+    const StoryLayer* layer = &model->layers[l];
+    const StoryMatrix* in_blob_order[] = {&layer->wq, &layer->wk, &layer->wv, &layer->wo,
+                                          &layer->w1, &layer->w3, &layer->w2};
+    for (int i = 0; i < 7; ++i) matrices[count++] = in_blob_order[i];
   }
-  story_rmsnorm(s->xb, s->x, model->dim, model->eps_term);
-  story_matvec32(s->logits, model->classifier.weights, model->classifier.requant, s->xb, model->vocab_size,
-                 model->dim);
+  matrices[count++] = &model->classifier;
+  return count;
+}
+
+int story_requant_multiplier_valid(int32_t multiplier) { return multiplier >= (1 << 30); }
+
+int story_requant_shift_valid(int32_t shift) { return shift >= 1 && shift <= 62; }
+
+const char* story_vocabulary_open(StoryModel* model, const uint8_t* vocabulary) {
+  const uint32_t size = model->blob_size - 4 - model->vocabulary_start;
+  if ((uint64_t)model->vocab_size * 4 > size) return "story model blob is truncated (vocabulary)";
+  model->vocabulary = vocabulary;
+  model->vocabulary_offsets = (const uint32_t*)vocabulary;
+  for (int i = 0; i < model->vocab_size; ++i) {
+    uint32_t offset = model->vocabulary_offsets[i];
+    if (offset % 4 != 0 || offset + (uint64_t)8 > size ||
+        story_read_u32(vocabulary + offset + 4) > size - offset - 8)
+      return "story model blob has a bad vocabulary record";
+  }
+  return 0;
 }
 
 /* A vocabulary record: its score key (order-preserving integer image of the float score) and bytes. */
 static const uint8_t* record(const StoryModel* model, int token, int32_t* score_key, int* length) {
   const uint8_t* p = model->vocabulary + model->vocabulary_offsets[token];
-  if (score_key) *score_key = (int32_t)read_u32(p);
-  *length = (int)read_u32(p + 4);
+  if (score_key) *score_key = (int32_t)story_read_u32(p);
+  *length = (int)story_read_u32(p + 4);
   return p + 8;
 }
 
@@ -324,7 +266,7 @@ int story_generate(const StoryModel* model, StoryState* state, const int* prompt
   int token = prompt[0], emitted = 0;
   for (int pos = 0; pos < steps; ++pos) {
     story_forward(model, state, token, pos);
-    int next = pos + 1 < prompt_length ? prompt[pos + 1] : story_argmax32(state->logits, model->vocab_size);
+    int next = pos + 1 < prompt_length ? prompt[pos + 1] : story_argmax_logits(model, state);
     if (next == STORY_BOS) break;
     int length;
     const uint8_t* piece = story_piece(model, token, next, &length);

@@ -1,7 +1,9 @@
 /* firmware/story/story_model.h — the quantised story model: the blob format the quantiser
- * (src/story/) writes and the firmware reads from console input, the fixed-point forward pass built
- * from the operations of story_ops.h, the tokenizer (llama2.c's encode and decode) and the greedy
- * generation loop. Plain C, compiled for the host (the reference) and for RV32IM (the firmware).
+ * (src/story/) writes and the firmware reads from console input, the blob's header checks and layout,
+ * the tokenizer (llama2.c's encode and decode) and the greedy generation loop. Plain C, compiled for
+ * the host (the reference) and for RV32IM (the firmware), the same in every build; what differs
+ * between the plain build and the vector unit's (where the weights are, the forward pass, loading)
+ * is in story_build.h.
  *
  * Blob (little-endian, every part starting at a multiple of 4 bytes; docs/story.md, "Blob"):
  *   header   STORY_HEADER_WORDS uint32: magic "STQ1", dim, hidden_dim, n_layers, n_heads, n_kv_heads,
@@ -26,10 +28,13 @@
 #define STORY_MAX_LAYERS 32
 #define STORY_MAX_SEQ_LEN 512
 #define STORY_BOS 1
+#define STORY_FNV1A_BASIS 2166136261u
 
+/* A matrix by its place in the blob: `rows` StoryRequant pairs at byte offset `offset`, then the
+ * int8 rows [rows][cols] at offset + 8 * rows. The plain build reads it in the blob in RAM, the
+ * vector build at the same address of the unit's weight memory (the unit's "matrix" operand). */
 typedef struct {
-  const StoryRequant* requant;
-  const int8_t* weights;
+  uint32_t offset;
   int rows;
   int cols;
 } StoryMatrix;
@@ -38,39 +43,58 @@ typedef struct {
   StoryMatrix wq, wk, wv, wo, w1, w3, w2;
 } StoryLayer;
 
+/* The matrices in blob order: the embedding, each layer's 7, the classifier. */
+#define STORY_MAX_MATRICES (2 + 7 * STORY_MAX_LAYERS)
+
 typedef struct {
   int dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len;
   uint32_t eps_term;
   StoryMatrix embedding, classifier;
   StoryLayer layers[STORY_MAX_LAYERS];
-  const int16_t* rope_cos;
-  const int16_t* rope_sin;
-  const uint8_t* vocabulary;        /* start of the vocabulary part */
+  uint32_t rope_cos, rope_sin; /* blob offsets of the int16 tables [seq_len][head_size / 2] */
+  uint32_t vocabulary_start;   /* blob offset of the vocabulary part: the weights are all before it */
+  uint32_t blob_size;          /* header, payload and checksum */
+  const uint8_t* blob;         /* the whole blob in RAM, in the plain build only */
+  const uint8_t* vocabulary;   /* the vocabulary part in RAM */
   const uint32_t* vocabulary_offsets;
   uint8_t byte_pieces[256]; /* byte_pieces[b] = b: what a piece <0xNN> prints */
 } StoryModel;
+
+/* The activations and the KV cache of one generation; each build defines it (story_build.h). */
+typedef struct StoryState StoryState;
+
+uint32_t story_read_u32(const uint8_t* bytes);
+
+/* FNV-1a continued over `size` more bytes from `hash` (STORY_FNV1A_BASIS to start). */
+uint32_t story_fnv1a(uint32_t hash, const uint8_t* bytes, size_t size);
+
+/* Reads up to `size` bytes of console input; returns how many arrived before the end of input. */
+size_t story_read_input(uint8_t* buffer, size_t size);
+
+/* Reads the next little-endian word of console input, its bytes hashed into *hash (story_fnv1a) as
+ * they arrive; returns 0 when the input ends first. */
+int story_read_word(uint32_t* word, uint32_t* hash);
 
 /* The whole blob's size (header, payload and checksum) from its header, or 0 with *error set when
  * the header is not a story blob the firmware can run. */
 size_t story_blob_size(const uint8_t header[STORY_HEADER_BYTES], const char** error);
 
-/* Points `model` into `blob` (which must stay alive, 4-byte aligned). Returns NULL, or a one-line
- * description of what is wrong (bad header, size, checksum, layout). */
-const char* story_model_open(StoryModel* model, const uint8_t* blob, size_t size);
+/* Fills `model`'s dimensions and the offsets of its parts from a header story_blob_size accepts.
+ * Returns NULL, or a one-line description of what is wrong (the payload too short for the weights). */
+const char* story_model_layout(StoryModel* model, const uint8_t header[STORY_HEADER_BYTES]);
 
-/* The activations and the KV cache of one generation. */
-typedef struct {
-  int16_t *x, *xb, *xb2, *q, *hb, *hb2;
-  int32_t* logits;
-  int16_t *key_cache, *value_cache; /* [n_layers][seq_len][kv_dim] */
-} StoryState;
+/* The model's matrices in blob order (offsets ascending); returns their count. */
+int story_model_matrices(const StoryModel* model, const StoryMatrix* matrices[STORY_MAX_MATRICES]);
 
-/* Allocates (malloc) the state for `model`; returns 0 when memory runs out. */
-int story_state_init(StoryState* state, const StoryModel* model);
-void story_state_free(StoryState* state);
+/* Whether a requantisation pair is one story_requant16/32 accept (multiplier in [2^30, 2^31),
+ * shift in [1, 62]): checked for its multiplier and its shift word apart. */
+int story_requant_multiplier_valid(int32_t multiplier);
+int story_requant_shift_valid(int32_t shift);
+#define STORY_BAD_REQUANT "story model blob has bad requantisation parameters"
 
-/* One forward pass: `token` at position `pos`; leaves the logits in state->logits. */
-void story_forward(const StoryModel* model, StoryState* state, int token, int pos);
+/* Points the model's vocabulary at `vocabulary`, the blob's bytes from model->vocabulary_start up to
+ * its checksum (4-byte aligned, kept alive), and checks its records. Returns NULL or a one-line error. */
+const char* story_vocabulary_open(StoryModel* model, const uint8_t* vocabulary);
 
 /* The bytes a token stands for, as llama2.c prints them: a piece after BOS loses its leading space,
  * a byte piece <0xNN> is that one byte. */

@@ -7,6 +7,8 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <string>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -70,7 +72,11 @@ void print_stats(const RunStats& stats) {
   }
   std::string extra;
   if (stats.extra)
-    for (const auto& [name, value] : stats.extra()) extra += fmt::format(", \"{}\": {}", name, value);
+    for (const auto& [name, value] : stats.extra()) {
+      const auto* word = std::get_if<std::string>(&value);
+      extra += word ? fmt::format(", \"{}\": \"{}\"", name, *word)
+                    : fmt::format(", \"{}\": {}", name, std::get<std::uint64_t>(value));
+    }
   fmt::print(stderr,
              "{{\"on\": \"{}\", \"instructions\": {}{}, \"seconds\": {:.6f}, "
              "\"instructions_per_second\": {:.0f}{}, \"exit_code\": {}}}\n",

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -39,8 +40,10 @@ void check_program_run_options(const ProgramRunOptions& options);
 // Writes a console byte to stdout, flushing at the end of a line.
 void write_console_byte(std::uint8_t byte);
 
-// Further whole-number fields of the --stats line, asked for when the run has ended.
-using ExtraStats = std::function<std::vector<std::pair<std::string, std::uint64_t>>()>;
+// A field of the --stats line: a whole number, or a word (written as a JSON string; no escaping).
+using StatsValue = std::variant<std::uint64_t, std::string>;
+// Further fields of the --stats line, asked for when the run has ended.
+using ExtraStats = std::function<std::vector<std::pair<std::string, StatsValue>>()>;
 
 // Runs `image` where `options.on` says and returns the process status: the program's own exit
 // status, or rvformer's for a trap or the instruction limit (after its one-line error on stderr).

@@ -1,7 +1,8 @@
 // cli/story_commands.cpp — `rvformer story`: stories260K quantised by rvformer (src/story/) and
 // generated greedily by the story firmware (firmware/story/), which reads the model blob, the
-// request and the prompt as console input. It runs on the golden emulator's emulator-1m map; inside
-// the weights it needs a vector unit the compiled machine does not have yet (docs/story.md).
+// request and the prompt as console input. It runs on the golden emulator: the vector unit's build
+// on the emulator-vector map, or with --plain the plain RV32IM build on emulator-1m. Inside the
+// weights it needs a vector unit the compiled machine does not have yet (docs/story.md).
 #include <cctype>
 #include <cstdint>
 #include <memory>
@@ -26,6 +27,7 @@ struct StoryOptions {
   int steps = 256;
   std::string prompt;
   std::string on = "emulator";
+  bool plain = false;  // the plain RV32IM build on emulator-1m instead of the vector unit's
   bool stats = false;
   std::optional<std::uint64_t> max_instructions;
   std::string checkpoint = story::stories260k_checkpoint().string();
@@ -67,16 +69,28 @@ class StoryOutputWatch {
   std::string held_;
 };
 
+// The map each build of the firmware runs on, and its name in the --stats line.
+struct StoryBuild {
+  const program::MemoryMap& map;
+  std::string name;
+};
+
+StoryBuild story_build(const StoryOptions& options) {
+  if (options.plain) return {program::kEmulator1MbMap, "plain"};
+  return {program::kEmulatorVectorMap, "vector"};
+}
+
 int story_command(const StoryOptions& options) {
   if (options.on == "weights")
-    fail("the story program cannot run inside the weights yet: it needs the vector unit, which the compiled "
-         "machine does not have; run it with --on emulator");
+    fail("the story program cannot run inside the weights yet: it needs the vector unit (or, with --plain, 1 MB "
+         "of RAM), which no compiled machine has; run it with --on emulator");
   std::vector<std::uint8_t> blob = story::quantise_story_files(options.checkpoint, options.tokenizer);
   if (options.write_blob) {
     write_file_atomic(*options.write_blob, blob);
     return 0;
   }
-  program::ProgramImage image = toolchain::load_firmware("story", program::kEmulator1MbMap);
+  const StoryBuild build = story_build(options);
+  program::ProgramImage image = toolchain::load_firmware("story", build.map);
   const story::StoryOutput output = options.stats ? story::StoryOutput::kStoryAndCount : story::StoryOutput::kStory;
   ProgramRunOptions run;
   run.on = "emulator";
@@ -85,8 +99,9 @@ int story_command(const StoryOptions& options) {
   auto input = emulator::text_input(story::firmware_request(blob, options.steps, output, options.prompt));
   if (!options.stats) return run_program_image(image, run, {input, write_console_byte});
   StoryOutputWatch watch;
-  int status = run_program_image(image, run, {input, [&watch](std::uint8_t c) { watch.byte(c); }}, [&watch] {
-    return std::vector<std::pair<std::string, std::uint64_t>>{{"story_tokens", watch.story_tokens()}};
+  int status = run_program_image(image, run, {input, [&watch](std::uint8_t c) { watch.byte(c); }}, [&watch, &build] {
+    return std::vector<std::pair<std::string, StatsValue>>{{"story_tokens", watch.story_tokens()},
+                                                           {"build", build.name}};
   });
   watch.finish();
   return status;
@@ -102,11 +117,15 @@ void add_story_command(CLI::App& app, Action& action) {
                           "Forward passes at most (default 256; 0: the model's seq_len, 512)", 0, 512);
   story->add_option("--prompt", options->prompt, "Text the story starts with (encoded with the model's BPE vocabulary)");
   story->add_option("--on", options->on,
-                    "Where to run it: emulator (default; the golden emulator) or weights (needs the vector unit, "
-                    "not built yet)")
+                    "Where to run it: emulator (default; the golden emulator: emulator-vector, or emulator-1m with "
+                    "--plain) or weights (needs the vector unit, not built yet)")
       ->check(CLI::IsMember({"emulator", "weights"}));
+  story->add_flag("--plain", options->plain,
+                  "Run the plain RV32IM build (no vector unit) on the emulator-1m map instead of the vector unit's "
+                  "build on emulator-vector: the same tokens, other instructions");
   story->add_flag("--stats", options->stats,
-                  "Print story tokens, instructions and seconds as one JSON line, the last line of stderr");
+                  "Print story tokens, instructions, seconds and the build (vector or plain) as one JSON line, the last "
+                  "line of stderr");
   add_whole_number_option(*story, "--max-instructions", options->max_instructions,
                           "Stop with an error after N instructions");
   story->add_option("--checkpoint", options->checkpoint, "llama2.c model file (default models/stories260K/stories260K.bin)")

@@ -1,6 +1,7 @@
 // cli/story_commands_test.cpp — `rvformer story` end to end on the golden emulator (label
-// toolchain): the host reference's story for 16 steps, the --stats line with its story token count,
-// the prompt, the blob it writes, and --on weights refused with one line.
+// toolchain): the host reference's story for 16 steps from the vector unit's build (the default) and
+// from the plain build (--plain), the --stats line with its story token count and build, the prompt,
+// the blob it writes, and --on weights refused with one line.
 #include <gmock/gmock.h>
 #include <algorithm>
 #include <gtest/gtest.h>
@@ -35,9 +36,25 @@ TEST(StoryCommand, PrintsTheReferenceStoryAndItsStats) {
   EXPECT_EQ(result.standard_output, reference().generate({1}, 16).text + "\n");
   nlohmann::json stats = nlohmann::json::parse(last_line(result.standard_error));
   EXPECT_EQ(stats["on"], "emulator");
+  EXPECT_EQ(stats["build"], "vector");
   EXPECT_EQ(stats["story_tokens"], 16);
-  EXPECT_GT(stats["instructions"].get<std::uint64_t>(), 16u * 1'000'000);
+  EXPECT_GT(stats["instructions"].get<std::uint64_t>(), 0u);
   EXPECT_GT(stats["seconds"].get<double>(), 0.0);
+  EXPECT_EQ(stats["exit_code"], 0);
+}
+
+// The plain RV32IM build tells the same story with more instructions (a million and more a token).
+TEST(StoryCommand, ThePlainBuildTellsTheSameStory) {
+  ProcessResult vector = story({"--steps", "16", "--stats"});
+  ProcessResult plain = story({"--plain", "--steps", "16", "--stats"});
+  ASSERT_EQ(plain.exit_status, 0) << plain.standard_error;
+  EXPECT_EQ(plain.standard_output, vector.standard_output);
+  nlohmann::json plain_stats = nlohmann::json::parse(last_line(plain.standard_error));
+  nlohmann::json vector_stats = nlohmann::json::parse(last_line(vector.standard_error));
+  EXPECT_EQ(plain_stats["build"], "plain");
+  EXPECT_EQ(plain_stats["story_tokens"], 16);
+  EXPECT_GT(plain_stats["instructions"].get<std::uint64_t>(), 16u * 1'000'000);
+  EXPECT_LT(vector_stats["instructions"].get<std::uint64_t>(), plain_stats["instructions"].get<std::uint64_t>());
 }
 
 TEST(StoryCommand, StartsWithThePrompt) {
@@ -58,11 +75,14 @@ TEST(StoryCommand, WritesTheBlobItRuns) {
 }
 
 TEST(StoryCommand, InsideTheWeightsIsRefusedWithOneLine) {
-  ProcessResult result = story({"--on", "weights"});
-  EXPECT_NE(result.exit_status, 0);
-  EXPECT_EQ(result.standard_output, "");
-  EXPECT_THAT(result.standard_error, HasSubstr("needs the vector unit"));
-  EXPECT_EQ(std::count(result.standard_error.begin(), result.standard_error.end(), '\n'), 1);
+  for (const std::vector<std::string>& arguments :
+       {std::vector<std::string>{"--on", "weights"}, {"--on", "weights", "--plain"}}) {
+    ProcessResult result = story(arguments);
+    EXPECT_NE(result.exit_status, 0);
+    EXPECT_EQ(result.standard_output, "");
+    EXPECT_THAT(result.standard_error, HasSubstr("needs the vector unit"));
+    EXPECT_EQ(std::count(result.standard_error.begin(), result.standard_error.end(), '\n'), 1);
+  }
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 #include "story/reference.h"
 
 extern "C" {
-#include "story_model.h"
+#include "story_build.h"
 }
 #include "support/error.h"
 
@@ -29,9 +29,9 @@ std::vector<int> ReferenceStory::encode(const std::string& prompt) const {
 
 StoryRun ReferenceStory::generate(const std::vector<int>& prompt, int steps) const {
   StoryState state;
-  if (!story_state_init(&state, &model_->model)) {
+  if (const char* error = story_state_init(&state, &model_->model)) {
     story_state_free(&state);
-    fail("out of memory for the story model's state");
+    fail("{}", error);
   }
   StoryRun run;
   auto emit = [](void* context, int token, const std::uint8_t* piece, int length) {

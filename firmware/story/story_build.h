@@ -1,0 +1,47 @@
+/* firmware/story/story_build.h — what the two builds of the story program do their own way: where
+ * the model's weights are, the state, the forward pass and loading the blob. Exactly one of the
+ * files implementing it compiles to code in a build (the other to nothing):
+ *   story_plain.c   without RVFORMER_VECTOR_UNIT: the blob in RAM, the operations of story_ops.c
+ *                   (the host reference, and the RV32IM firmware on emulator-1m);
+ *   story_vector.c  with RVFORMER_VECTOR_UNIT: the weights in the vector unit's weight memory, the
+ *                   activations and the KV cache in its activation memory, the operations as vu.*
+ *                   instructions (runtime/rvformer_vector.h; the firmware on emulator-vector). */
+#ifndef STORY_BUILD_H
+#define STORY_BUILD_H
+
+#include "story_model.h"
+
+#ifdef RVFORMER_VECTOR_UNIT
+/* The vectors' element addresses in the activation memory (int32 logits as pairs). */
+struct StoryState {
+  uint32_t x, xb, xb2, q, hb, hb2, logits;
+  uint32_t key_cache, value_cache; /* [n_layers][seq_len][kv_dim] */
+};
+#else
+struct StoryState {
+  int16_t *x, *xb, *xb2, *q, *hb, *hb2;
+  int32_t* logits;
+  int16_t *key_cache, *value_cache; /* [n_layers][seq_len][kv_dim] */
+};
+
+/* Points `model` into `blob` (which must stay alive, 4-byte aligned). Returns NULL, or a one-line
+ * description of what is wrong (bad header, size, checksum, layout). */
+const char* story_model_open(StoryModel* model, const uint8_t* blob, size_t size);
+#endif
+
+/* Reads the blob from console input and opens it. Returns NULL or a one-line error; the messages
+ * are the same in both builds (a truncated blob, a bad header, a checksum mismatch, ...), and the
+ * vector build adds those for a model too big for the unit's weight memory. */
+const char* story_model_load(StoryModel* model);
+
+/* Makes the state for `model`; returns NULL, or a one-line error when it does not fit. */
+const char* story_state_init(StoryState* state, const StoryModel* model);
+void story_state_free(StoryState* state);
+
+/* One forward pass: `token` at position `pos`, leaving the logits in the state. */
+void story_forward(const StoryModel* model, StoryState* state, int token, int pos);
+
+/* The first index of the largest of the last forward pass's logits: the greedy next token. */
+int story_argmax_logits(const StoryModel* model, StoryState* state);
+
+#endif
