@@ -1,11 +1,12 @@
 # Shared helpers for module CMakeLists.
 
 # rvformer_test(NAME SOURCES... LIBS lib... [LABELS label...] [COST seconds]) adds a GoogleTest
-# executable and registers its tests (label unit by default).
+# executable and registers its tests (label unit by default). Its main (support/test_main.cpp) gives
+# each test process a scratch directory of its own.
 function(rvformer_test name)
   cmake_parse_arguments(ARG "" "COST" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
-  target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest_main)
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS} rvformer_test_main GTest::gtest)
   set(labels ${ARG_LABELS})
   if(NOT labels)
     set(labels unit)
