@@ -102,13 +102,17 @@ std::string header_with_layers(std::uint32_t layers) {
   return std::string(header.begin(), header.end());
 }
 
-TEST(StoryFirmware, GivesTheReferenceIds) {
+// The firmware's ids for the first kSteps tokens after `prompt` are the host reference's.
+void expect_reference_ids(const program::ProgramImage& firmware, const std::string& prompt) {
   ReferenceStory reference(blob());
-  FirmwareRun run = run_firmware(plain_firmware(), firmware_request(blob(), kSteps, StoryOutput::kIds, ""));
+  FirmwareRun run = run_firmware(firmware, firmware_request(blob(), kSteps, StoryOutput::kIds, prompt));
   ASSERT_TRUE(run.exited) << run.output;
   EXPECT_EQ(run.exit_code, 0u) << run.output;
-  EXPECT_EQ(ids_of(run.output), reference.generate({1}, kSteps).ids);
+  const std::vector<int> start = prompt.empty() ? std::vector<int>{1} : reference.encode(prompt);
+  EXPECT_EQ(ids_of(run.output), reference.generate(start, kSteps).ids);
 }
+
+TEST(StoryFirmware, GivesTheReferenceIds) { expect_reference_ids(plain_firmware(), ""); }
 
 TEST(StoryFirmware, PrintsThePromptAndTheStoryWithTheirCount) {
   ReferenceStory reference(blob());
@@ -122,22 +126,9 @@ TEST(StoryFirmware, PrintsThePromptAndTheStoryWithTheirCount) {
   EXPECT_EQ(run.output.substr(0, prompt.size()), prompt);
 }
 
-TEST(StoryVectorFirmware, GivesTheReferenceIds) {
-  ReferenceStory reference(blob());
-  FirmwareRun run = run_firmware(vector_firmware(), firmware_request(blob(), kSteps, StoryOutput::kIds, ""));
-  ASSERT_TRUE(run.exited) << run.output;
-  EXPECT_EQ(run.exit_code, 0u) << run.output;
-  EXPECT_EQ(ids_of(run.output), reference.generate({1}, kSteps).ids);
-}
+TEST(StoryVectorFirmware, GivesTheReferenceIds) { expect_reference_ids(vector_firmware(), ""); }
 
-TEST(StoryVectorFirmware, GivesTheReferenceIdsAfterAPrompt) {
-  ReferenceStory reference(blob());
-  const std::string prompt = "Lily saw a big";
-  FirmwareRun run = run_firmware(vector_firmware(), firmware_request(blob(), kSteps, StoryOutput::kIds, prompt));
-  ASSERT_TRUE(run.exited) << run.output;
-  EXPECT_EQ(run.exit_code, 0u) << run.output;
-  EXPECT_EQ(ids_of(run.output), reference.generate(reference.encode(prompt), kSteps).ids);
-}
+TEST(StoryVectorFirmware, GivesTheReferenceIdsAfterAPrompt) { expect_reference_ids(vector_firmware(), "Lily saw a big"); }
 
 // The same ids and text from both builds; they differ only in the instructions that make them.
 TEST(StoryVectorFirmware, PrintsWhatThePlainBuildPrints) {
