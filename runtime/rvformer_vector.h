@@ -21,8 +21,9 @@
  * Operands:
  *   matrix m  a WM byte address, a multiple of 4: rows pairs {int32 multiplier, int32 shift} at m,
  *             then int8 weights [rows][cols] at m + 8 * rows (the story blob's matrix layout);
- *             requantisation as story_requant16/32, computed exactly for any multiplier and shift
- *             in [1, 62] (a shift outside it is out of range).
+ *             requantisation as story_requant13/32: a multiplier outside [0, 255] or a shift
+ *             outside [1, 62] is out of range.
+ *   activations are int16 elements; the operations' outputs are 13-bit values (sat13 in story_ops.h).
  *   int32 vectors in AM are pairs: element i at a + 2i (bits 15..0) and a + 2i + 1 (bits 31..16).
  *
  * Every function is volatile with a "memory" clobber: the unit's state changes under them.
@@ -77,7 +78,7 @@ static inline void vu_matvec16(uint32_t out, uint32_t matrix) { VU_INSN_OP(0, ou
 static inline void vu_matvec32(uint32_t out, uint32_t matrix) { VU_INSN_OP(1, out, matrix); }
 
 /* funct3 2, funct7 2 — vu.row16 rs1 = out, rs2 = matrix: one row as an embedding lookup,
- * out[j] = story_requant16(w[SRC][j], requant[SRC]) for j < COLS, rows VL, SRC < VL. */
+ * out[j] = story_requant13(w[SRC][j], requant[SRC]) for j < COLS, rows VL, SRC < VL. */
 static inline void vu_row16(uint32_t out, uint32_t matrix) { VU_INSN_OP(2, out, matrix); }
 
 /* funct3 2, funct7 3 — vu.add16 rs1 = x, rs2 = y: story_add16(x, y, VL). */

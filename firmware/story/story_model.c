@@ -137,7 +137,7 @@ int story_model_matrices(const StoryModel* model, const StoryMatrix* matrices[ST
   return count;
 }
 
-int story_requant_multiplier_valid(int32_t multiplier) { return multiplier >= (1 << 30); }
+int story_requant_multiplier_valid(int32_t multiplier) { return multiplier >= 0 && multiplier <= 255; }
 
 int story_requant_shift_valid(int32_t shift) { return shift >= 1 && shift <= 62; }
 

@@ -86,7 +86,7 @@ const char* story_model_layout(StoryModel* model, const uint8_t header[STORY_HEA
 /* The model's matrices in blob order (offsets ascending); returns their count. */
 int story_model_matrices(const StoryModel* model, const StoryMatrix* matrices[STORY_MAX_MATRICES]);
 
-/* Whether a requantisation pair is one story_requant16/32 accept (multiplier in [2^30, 2^31),
+/* Whether a requantisation pair is one story_requant13/32 accept (multiplier in [0, 255],
  * shift in [1, 62]): checked for its multiplier and its shift word apart. */
 int story_requant_multiplier_valid(int32_t multiplier);
 int story_requant_shift_valid(int32_t shift);

@@ -3,10 +3,15 @@
  * The reference (story_ops.c), the RV32 firmware and any future circuit or emulator of the vector
  * unit must agree with these definitions bit for bit (docs/story.md, "Operations").
  *
+ * Activations are 13-bit integers held in int16 elements: a circuit's trace token carries one such
+ * value, so every operation that produces an activation saturates it to 13 bits. Multipliers are 8
+ * bits and the nonlinear steps (the norm's inverse square root, SiLU) read small tables, so that
+ * the compiled unit computes them with few neurons (docs/vector-unit.md, "In the weights").
+ *
  * Common definitions used below:
  *   round_shift(v, s)  for a 64-bit signed v and 1 <= s <= 62: (v + 2^(s-1)) >> s with an arithmetic
  *                      (flooring) shift, i.e. round to nearest, halves towards +infinity.
- *   sat16(v)           v clamped to [-32768, 32767];  sat32(v): clamped to [-2^31, 2^31 - 1].
+ *   sat13(v)           v clamped to [-4096, 4095];  sat32(v): clamped to [-2^31, 2^31 - 1].
  *   Qn                 a fixed-point number whose integer value is the real value times 2^n.
  * Every intermediate product or sum is exact (computed in 64 bits where 32 could overflow). */
 #ifndef STORY_OPS_H
@@ -14,58 +19,66 @@
 
 #include <stdint.h>
 
-/* Fixed-point formats (fraction bits) of the activations, shared by the quantiser. Each int16 format
- * keeps one bit of headroom over the largest magnitude stories260K reaches in its 512-position greedy
- * run: one fraction bit more would still not saturate there (docs/story.md). */
-#define STORY_FRAC_X 10     /* residual stream x, int16 (|x| < 16 seen) */
-#define STORY_FRAC_NORM 12  /* RMSNorm output, int16 (|value| <= sqrt(dim) before the folded gain) */
-#define STORY_FRAC_Q 9      /* queries (scaled by 1/sqrt(head_size) in wq) and keys, int16 (< 32 seen) */
-#define STORY_FRAC_V 11     /* values and the attention output, int16 (< 8 seen) */
-#define STORY_FRAC_H 10     /* FFN: w1 and w3 outputs, SiLU output and silu(w1 x) * w3 x, int16 (< 16 seen) */
+/* The activations' range: sat13 clamps to [STORY_ACT_MIN, STORY_ACT_MAX]. */
+#define STORY_ACT_MIN (-4096)
+#define STORY_ACT_MAX 4095
+
+/* Fixed-point formats (fraction bits) of the activations, shared by the quantiser. Each 13-bit format
+ * keeps the largest magnitude stories260K reaches in its 512-position greedy run inside the range
+ * without saturating (docs/story.md). */
+#define STORY_FRAC_X 8      /* residual stream x (|x| < 10 seen) */
+#define STORY_FRAC_NORM 9   /* RMSNorm output (|value| <= sqrt(dim) before the folded gain) */
+#define STORY_FRAC_Q 7      /* queries (scaled by 1/sqrt(head_size) in wq) and keys (< 27 seen) */
+#define STORY_FRAC_V 10     /* values and the attention output (< 4 seen) */
+#define STORY_FRAC_H 9      /* FFN: w1 and w3 outputs and the SiLU output (< 6 seen) */
+#define STORY_FRAC_GATED 8  /* silu(w1 x) * w3 x, the input of w2 (< 12 seen) */
 #define STORY_FRAC_SCORE 16 /* attention scores and the exp input, int32 */
 #define STORY_FRAC_PROB 15  /* exp output and attention weights, 0..32768 */
 #define STORY_FRAC_ROPE 14  /* RoPE cos/sin tables, int16 */
 #define STORY_FRAC_LOGIT 16 /* logits, int32 */
 
+/* The shift of story_mul16 that takes silu(w1 x) (Q(H)) times w3 x (Q(H)) to Q(GATED). */
+#define STORY_GATED_SHIFT (2 * STORY_FRAC_H - STORY_FRAC_GATED)
+
 /* Largest vector length of a matrix-vector product: n * 127 * 32768 < 2^31 keeps the int32 sum exact. */
 #define STORY_MAX_DOT 512
 
 /* Requantisation parameters of one output row: out = sat(round_shift(acc * multiplier, shift)),
- * multiplier in [2^30, 2^31), shift in [1, 62]. The quantiser derives them from the row's weight
- * scale and the input and output formats. */
+ * multiplier in [0, 255], shift in [1, 62]. The quantiser derives them from the row's weight scale
+ * and the input and output formats (its multipliers are in [128, 255]). */
 typedef struct {
   int32_t multiplier;
   int32_t shift;
 } StoryRequant;
 
-/* requant16/32: sat16 (sat32) of round_shift(acc * multiplier, shift), the product exact in 64 bits. */
-int16_t story_requant16(int64_t acc, StoryRequant r);
+/* requant13/32: sat13 (sat32) of round_shift(acc * multiplier, shift), the product exact in 64 bits. */
+int16_t story_requant13(int64_t acc, StoryRequant r);
 int32_t story_requant32(int64_t acc, StoryRequant r);
 
 /* Matrix-vector product over int8 rows: for each row i < rows,
  *   acc_i = sum_j w[i*cols + j] * x[j]   (int8 * int16, summed exactly in int32: cols <= STORY_MAX_DOT)
- * out16[i] = requant16(acc_i, r[i])  (story_matvec16) or out32[i] = requant32(acc_i, r[i]) (story_matvec32). */
+ * out16[i] = requant13(acc_i, r[i])  (story_matvec16) or out32[i] = requant32(acc_i, r[i]) (story_matvec32). */
 void story_matvec16(int16_t* out, const int8_t* w, const StoryRequant* r, const int16_t* x, int rows, int cols);
 void story_matvec32(int32_t* out, const int8_t* w, const StoryRequant* r, const int16_t* x, int rows, int cols);
 
-/* Elementwise saturating add: x[i] = sat16(x[i] + y[i]). */
+/* Elementwise saturating add: x[i] = sat13(x[i] + y[i]). */
 void story_add16(int16_t* x, const int16_t* y, int n);
 
-/* Elementwise multiply and requantise: out[i] = sat16(round_shift(a[i] * b[i], shift)), 1 <= shift <= 30. */
+/* Elementwise multiply and requantise: out[i] = sat13(round_shift(a[i] * b[i], shift)), 1 <= shift <= 30. */
 void story_mul16(int16_t* out, const int16_t* a, const int16_t* b, int shift, int n);
-
-/* floor(sqrt(v)) for any uint32 v (bit-by-bit, exact). */
-uint32_t story_isqrt(uint32_t v);
 
 /* RMSNorm without gain (the quantiser folds the gain into the next matrix's columns):
  *   s   = the smallest s >= 0 with n <= 2^s                    (n <= STORY_MAX_DOT)
  *   ss  = min(2^30, eps_term + sum_i floor(x[i]^2 / 2^s))     (exact; then 1 if it is 0)
- *   e   = the even e >= 0 that puts ss * 2^e in [2^28, 2^30]
- *   r   = isqrt(ss * 2^e)                                     (in [2^14, 2^15])
- *   inv = floor((2^30 + floor(r / 2)) / r)                    (2^30 / r rounded)
- *   out[i] = sat16(round_shift(x[i] * inv, 30 - STORY_FRAC_NORM - e/2))
+ *   e   = the even e >= 0 that puts v = ss * 2^e in [2^28, 2^30]
+ *   i   = min(floor(v / 2^22), 255)                           (in [64, 255])
+ *   inv = STORY_RSQRT[i - 64] = round(2^19 / (i * (i + 1))^(1/4))   (2^30 / sqrt(v) over the bucket:
+ *         the inverse root of the geometric mean of its ends; in [2^15, 2^16])
+ *   out[i] = sat13(round_shift(x[i] * inv, 30 - STORY_FRAC_NORM - e/2))
  * that is x / rms(x) in Q(STORY_FRAC_NORM), times sqrt(n / 2^s), which the quantiser also folds into
  * the gain. eps_term is the model's epsilon in units of ss: round(eps * 2^(2*STORY_FRAC_X) * n / 2^s). */
+#define STORY_RSQRT_ENTRIES 192
+extern const uint16_t STORY_RSQRT[STORY_RSQRT_ENTRIES];
 void story_rmsnorm(int16_t* out, const int16_t* x, int n, uint32_t eps_term);
 
 /* exp for x <= 0 (Q16 in, Q15 out, result in [0, 32768]):
@@ -77,29 +90,31 @@ void story_rmsnorm(int16_t* out, const int16_t* x, int n, uint32_t eps_term);
  *   result = round_shift(p, 9 + n) */
 int32_t story_exp_q15(int32_t x);
 
-/* SiLU on Q(STORY_FRAC_H) values: a = |h|, z = max(-(a << (16 - STORY_FRAC_H)), -2^20),
- *   e = story_exp_q15(z)                                 (exp(-|h|) in Q15)
- *   sp = floor((2^30 + floor((32768 + e) / 2)) / (32768 + e))   (sigmoid(|h|) in Q15)
- *   sig = sp if h >= 0, else 32768 - sp
- *   out[i] = round_shift(h * sig, 15)                   (fits int16: |out| <= |h|) */
+/* SiLU on Q(STORY_FRAC_H) values, linear between 65 points 0.25 apart:
+ *   h   = sat13(h)                       (an int16 element may hold more)
+ *   o   = h + 4096;  j = o >> 7          (segment j < 64 of [-8, 8) in Q9)
+ *   Y[j] = STORY_SILU[j] = round(silu((128 j - 4096) / 2^9) * 2^9), j = 0..64
+ *   out[i] = sat13(Y[j] + round_shift((Y[j+1] - Y[j]) * (o - 128 j), 7)) */
+#define STORY_SILU_POINTS 65
+extern const int16_t STORY_SILU[STORY_SILU_POINTS];
 void story_silu(int16_t* out, const int16_t* h, int n);
 
 /* RoPE rotation of adjacent pairs (x[2j], x[2j+1]) by the angle whose Q14 cosine and sine are
  * cos[j], sin[j], for 2j < n:
- *   x'[2j]   = sat16(round_shift(x[2j] * cos[j] - x[2j+1] * sin[j], 14))
- *   x'[2j+1] = sat16(round_shift(x[2j] * sin[j] + x[2j+1] * cos[j], 14))
+ *   x'[2j]   = sat13(round_shift(x[2j] * cos[j] - x[2j+1] * sin[j], 14))
+ *   x'[2j+1] = sat13(round_shift(x[2j] * sin[j] + x[2j+1] * cos[j], 14))
  * `head_size` gives the period of the angles: element 2j uses cos[(2j mod head_size) / 2]. */
 void story_rope(int16_t* x, const int16_t* cos, const int16_t* sin, int n, int head_size);
 
 /* One attention head over positions 0..len-1 of the cache (key t at keys[t*stride], value t at
  * values[t*stride], each head_size int16):
- *   score_t = sat32(round_shift(sum_i q[i] * k_t[i], STORY_FRAC_Q * 2 - STORY_FRAC_SCORE))   (exact sum)
+ *   score_t = sat32(sum_i q[i] * k_t[i] * 2^(STORY_FRAC_SCORE - 2 * STORY_FRAC_Q))          (exact)
  *   m       = max_t score_t
  *   e_t     = story_exp_q15(max(score_t - m, -2^20))     (difference exact in 64 bits)
  *   sum     = sum_t e_t                                  (uint32, at most 512 * 32768)
  *   recip   = floor((2^30 + floor(sum / 2)) / sum)        (Q30 / sum)
  *   p_t     = round_shift(e_t * recip, 15)                (attention weight, Q15)
- *   out[i]  = sat16(round_shift(sum_t p_t * v_t[i], 15)) (exact sum; same format as the values) */
+ *   out[i]  = sat13(round_shift(sum_t p_t * v_t[i], 15)) (exact sum; same format as the values) */
 void story_attention_head(int16_t* out, const int16_t* q, const int16_t* keys, const int16_t* values, int len,
                           int stride, int head_size);
 

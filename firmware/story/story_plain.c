@@ -121,7 +121,7 @@ static void feed_forward_block(const StoryModel* model, StoryState* s, int l) {
   matvec16(model, s->hb, &layer->w1, s->xb);
   matvec16(model, s->hb2, &layer->w3, s->xb);
   story_silu(s->hb, s->hb, model->hidden_dim);
-  story_mul16(s->hb, s->hb, s->hb2, STORY_FRAC_H, model->hidden_dim);
+  story_mul16(s->hb, s->hb, s->hb2, STORY_GATED_SHIFT, model->hidden_dim);
   matvec16(model, s->xb, &layer->w2, s->hb);
   story_add16(s->x, s->xb, model->dim);
 }
@@ -130,7 +130,7 @@ void story_forward(const StoryModel* model, StoryState* s, int token, int pos) {
   const StoryMatrix* embedding = &model->embedding;
   const StoryRequant* requant = requant_of(model, embedding);
   const int8_t* row = weights_of(model, embedding) + (size_t)token * model->dim;
-  for (int j = 0; j < model->dim; ++j) s->x[j] = story_requant16(row[j], requant[token]);
+  for (int j = 0; j < model->dim; ++j) s->x[j] = story_requant13(row[j], requant[token]);
   for (int l = 0; l < model->n_layers; ++l) {
     attention_block(model, s, l, pos);
     feed_forward_block(model, s, l);

@@ -205,7 +205,7 @@ static void feed_forward_block(const StoryModel* model, const StoryState* s, int
   matvec16(s->hb2, &layer->w3, s->xb);
   configure(VU_VL, (uint32_t)model->hidden_dim);
   vu_silu(s->hb);
-  configure(VU_AUX, STORY_FRAC_H);
+  configure(VU_AUX, STORY_GATED_SHIFT);
   vu_mul16(s->hb, s->hb2);
   matvec16(s->xb, &layer->w2, s->hb);
   add16(model, s->x, s->xb);

@@ -43,12 +43,12 @@ class BlobWriter {
   std::vector<std::uint8_t> bytes_;
 };
 
-// out = round_shift(acc * multiplier, shift) with multiplier in [2^30, 2^31) approximates acc * scale.
+// out = round_shift(acc * multiplier, shift) with multiplier in [128, 255] approximates acc * scale.
 StoryRequant requant_for(double scale) {
-  if (!(scale > 0)) return {1 << 30, 62};  // an all-zero row: any valid parameters give zeros
-  int shift = 30 - static_cast<int>(std::floor(std::log2(scale)));
+  if (!(scale > 0)) return {128, 62};  // an all-zero row: any valid parameters give zeros
+  int shift = 7 - static_cast<int>(std::floor(std::log2(scale)));
   double multiplier = std::round(std::ldexp(scale, shift));
-  if (multiplier >= 2147483648.0) {
+  if (multiplier >= 256.0) {
     multiplier /= 2;
     --shift;
   }
@@ -115,7 +115,7 @@ void write_layer(BlobWriter& out, const Llama2Config& c, const Llama2Layer& laye
   write_matrix(out, {layer.wo, dim, dim, {}, 1.0, STORY_FRAC_V, STORY_FRAC_X});
   write_matrix(out, {layer.w1, hidden, dim, ffn_gain, 1.0, STORY_FRAC_NORM, STORY_FRAC_H});
   write_matrix(out, {layer.w3, hidden, dim, ffn_gain, 1.0, STORY_FRAC_NORM, STORY_FRAC_H});
-  write_matrix(out, {layer.w2, dim, hidden, {}, 1.0, STORY_FRAC_H, STORY_FRAC_X});
+  write_matrix(out, {layer.w2, dim, hidden, {}, 1.0, STORY_FRAC_GATED, STORY_FRAC_X});
 }
 
 // cos and sin of pos * 10000^(-2j / head_size) in Q14, [seq_len][head_size / 2] each.
