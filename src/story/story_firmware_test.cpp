@@ -153,10 +153,14 @@ TEST(StoryFirmware, BothBuildsRejectMalformedBlobsWithTheSameLine) {
   corrupt_weights[corrupt_weights.size() / 2] ^= 0x40;
   std::vector<std::uint8_t> corrupt_vocabulary = blob();
   corrupt_vocabulary[corrupt_vocabulary.size() - 20] ^= 0x40;
-  // A zero shift in the first layer's wq, after the embedding's pairs and rows.
-  std::vector<std::uint8_t> bad_shift = blob();
+  // A zero shift, and a multiplier wider than 8 bits, in the first layer's wq, after the embedding's
+  // pairs and rows.
   const std::uint32_t vocab = word_at(blob(), 4 * kVocabSize), dim = word_at(blob(), 4 * kDim);
-  set_word(bad_shift, 40 + 8 * vocab + vocab * dim + 4, 0);
+  const std::uint32_t first_pair = 40 + 8 * vocab + vocab * dim;
+  std::vector<std::uint8_t> bad_shift = blob();
+  set_word(bad_shift, first_pair + 4, 0);
+  std::vector<std::uint8_t> bad_multiplier = blob();
+  set_word(bad_multiplier, first_pair, 256);
   const struct {
     std::string input;
     std::string line;
@@ -168,6 +172,7 @@ TEST(StoryFirmware, BothBuildsRejectMalformedBlobsWithTheSameLine) {
       {request(corrupt_weights), "story model blob is corrupt (checksum mismatch)"},
       {request(corrupt_vocabulary), "story model blob is corrupt (checksum mismatch)"},
       {request(with_checksum(bad_shift)), "story model blob has bad requantisation parameters"},
+      {request(with_checksum(bad_multiplier)), "story model blob has bad requantisation parameters"},
   };
   for (const auto& [input, line] : cases) {
     for (const program::ProgramImage* firmware : {&plain_firmware(), &vector_firmware()}) {
