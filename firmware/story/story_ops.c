@@ -65,25 +65,16 @@ void story_rmsnorm(int16_t* out, const int16_t* x, int n, uint32_t eps_term) {
   for (int i = 0; i < n; ++i) out[i] = sat13(round_shift(x[i] * inv, shift));
 }
 
-/* E[k] = round(2^(-k/64) * 2^24), k = 0..64. */
-static const int32_t kExp2Table[65] = {
-    16777216, 16596492, 16417715, 16240863, 16065917, 15892855, 15721658, 15552304, 15384775, 15219050, 15055111,
-    14892937, 14732511, 14573813, 14416824, 14261526, 14107901, 13955931, 13805598, 13656884, 13509772, 13364245,
-    13220286, 13077877, 12937002, 12797645, 12659789, 12523418, 12388516, 12255067, 12123055, 11992466, 11863283,
-    11735492, 11609078, 11484025, 11360319, 11237946, 11116891, 10997140, 10878679, 10761494, 10645571, 10530897,
-    10417458, 10305242, 10194234, 10084422, 9975792,  9868333,  9762032,  9656875,  9552851,  9449948,  9348154,
-    9247455,  9147842,  9049301,  8951823,  8855394,  8760003,  8665641,  8572295,  8479954,  8388608};
+const uint16_t STORY_EXP2[STORY_EXP2_ENTRIES] = {
+    32768, 32066, 31379, 30706, 30048, 29405, 28774, 28158, 27554, 26964, 26386, 25821, 25268, 24726, 24196, 23678,
+    23170, 22674, 22188, 21713, 21247, 20792, 20347, 19911, 19484, 19066, 18658, 18258, 17867, 17484, 17109, 16743};
 
-int32_t story_exp_q15(int32_t x) {
+int32_t story_exp2_q15(int32_t x) {
   const int32_t lowest = -(1 << 20);
-  if (x < lowest) x = lowest;
-  int64_t t = round_shift((int64_t)-x * 94548, 16);
-  int n = (int)(t >> 16);
-  if (n >= 16) return 0;
-  int i = (int)(t >> 10) & 63;
-  int32_t f = (int32_t)(t & 1023);
-  int32_t p = kExp2Table[i] - (int32_t)round_shift((int64_t)(kExp2Table[i] - kExp2Table[i + 1]) * f, 10);
-  return (int32_t)round_shift(p, 9 + n);
+  const int32_t u = (int32_t)round_shift(-(int64_t)(x < lowest ? lowest : x), 11);
+  const int n = u >> 5;
+  if (n > 15) return 0;
+  return n == 0 ? STORY_EXP2[u & 31] : (int32_t)round_shift(STORY_EXP2[u & 31], n);
 }
 
 const int16_t STORY_SILU[STORY_SILU_POINTS] = {
@@ -110,31 +101,70 @@ void story_rope(int16_t* x, const int16_t* cos, const int16_t* sin, int n, int h
   }
 }
 
+const uint16_t STORY_RECIP[STORY_RECIP_ENTRIES] = {
+    32704, 32577, 32451, 32326, 32202, 32079, 31957, 31835, 31715, 31596, 31477, 31359, 31243, 31127, 31012, 30897,
+    30784, 30671, 30560, 30449, 30339, 30229, 30121, 30013, 29906, 29800, 29694, 29589, 29485, 29382, 29280, 29178,
+    29077, 28976, 28876, 28777, 28679, 28581, 28484, 28388, 28292, 28197, 28103, 28009, 27916, 27823, 27731, 27640,
+    27549, 27459, 27369, 27280, 27192, 27104, 27016, 26930, 26844, 26758, 26673, 26588, 26504, 26421, 26338, 26255,
+    26174, 26092, 26011, 25931, 25851, 25771, 25693, 25614, 25536, 25459, 25382, 25305, 25229, 25153, 25078, 25003,
+    24929, 24855, 24782, 24709, 24636, 24564, 24492, 24421, 24350, 24280, 24210, 24140, 24071, 24002, 23933, 23865,
+    23797, 23730, 23663, 23597, 23530, 23465, 23399, 23334, 23269, 23205, 23141, 23077, 23014, 22951, 22888, 22826,
+    22764, 22703, 22641, 22580, 22520, 22459, 22400, 22340, 22281, 22221, 22163, 22104, 22046, 21989, 21931, 21874,
+    21817, 21760, 21704, 21648, 21592, 21537, 21482, 21427, 21372, 21318, 21264, 21210, 21157, 21103, 21050, 20998,
+    20945, 20893, 20841, 20790, 20738, 20687, 20636, 20586, 20535, 20485, 20435, 20385, 20336, 20287, 20238, 20189,
+    20141, 20092, 20044, 19997, 19949, 19902, 19855, 19808, 19761, 19715, 19668, 19622, 19577, 19531, 19486, 19441,
+    19396, 19351, 19306, 19262, 19218, 19174, 19130, 19087, 19043, 19000, 18957, 18915, 18872, 18830, 18787, 18746,
+    18704, 18662, 18621, 18579, 18538, 18497, 18457, 18416, 18376, 18336, 18296, 18256, 18216, 18177, 18138, 18098,
+    18059, 18021, 17982, 17944, 17905, 17867, 17829, 17791, 17754, 17716, 17679, 17642, 17605, 17568, 17531, 17494,
+    17458, 17422, 17386, 17350, 17314, 17278, 17243, 17207, 17172, 17137, 17102, 17067, 17033, 16998, 16964, 16930,
+    16895, 16862, 16828, 16794, 16760, 16727, 16694, 16661, 16628, 16595, 16562, 16529, 16497, 16464, 16432, 16400};
+
+/* exp2 of a difference of two int32 scores (at most 0). */
+static int32_t exp2_of_difference(int64_t d) { return story_exp2_q15(d < -(1 << 20) ? -(1 << 20) : (int32_t)d); }
+
 void story_attention_head(int16_t* out, const int16_t* q, const int16_t* keys, const int16_t* values, int len,
                           int stride, int head_size) {
-  /* The scores, then the weights, live in one buffer: at most 512 positions (the blob's limit). */
-  int32_t weight[512];
-  int32_t max = INT32_MIN;
-  for (int t = 0; t < len; ++t) {
-    const int16_t* k = keys + (long)t * stride;
-    int64_t dot = 0;
-    for (int i = 0; i < head_size; ++i) dot += (int32_t)q[i] * k[i];
-    weight[t] = sat32(dot * (1 << (STORY_FRAC_SCORE - 2 * STORY_FRAC_Q)));
-    if (weight[t] > max) max = weight[t];
+  /* The running sums for at most 512 values per position (the blob's limit on head_size). */
+  int64_t total[512], block[512];
+  int32_t score[STORY_ATTENTION_BLOCK];
+  int32_t running_max = 0;
+  int64_t running_sum = 0;
+  for (int first = 0; first < len; first += STORY_ATTENTION_BLOCK) {
+    const int count = len - first < STORY_ATTENTION_BLOCK ? len - first : STORY_ATTENTION_BLOCK;
+    int32_t max = INT32_MIN;
+    for (int t = 0; t < count; ++t) {
+      const int16_t* k = keys + (long)(first + t) * stride;
+      int64_t dot = 0;
+      for (int i = 0; i < head_size; ++i) dot += (int32_t)q[i] * k[i];
+      score[t] = sat32(dot * (1 << (STORY_FRAC_SCORE - 2 * STORY_FRAC_Q)));
+      if (score[t] > max) max = score[t];
+    }
+    int64_t sum = 0;
+    for (int i = 0; i < head_size; ++i) block[i] = 0;
+    for (int t = 0; t < count; ++t) {
+      const int32_t e = exp2_of_difference((int64_t)score[t] - max);
+      const int16_t* v = values + (long)(first + t) * stride;
+      sum += e;
+      for (int i = 0; i < head_size; ++i) block[i] += (int64_t)e * v[i];
+    }
+    if (first == 0) {
+      running_max = max;
+      running_sum = sum;
+      for (int i = 0; i < head_size; ++i) total[i] = block[i];
+      continue;
+    }
+    const int32_t new_max = max > running_max ? max : running_max;
+    const int64_t old_scale = exp2_of_difference((int64_t)running_max - new_max);
+    const int64_t block_scale = exp2_of_difference((int64_t)max - new_max);
+    running_sum = round_shift(running_sum * old_scale, 15) + round_shift(sum * block_scale, 15);
+    for (int i = 0; i < head_size; ++i)
+      total[i] = round_shift(total[i] * old_scale, 15) + round_shift(block[i] * block_scale, 15);
+    running_max = new_max;
   }
-  uint32_t sum = 0;
-  for (int t = 0; t < len; ++t) {
-    int64_t d = (int64_t)weight[t] - max;
-    weight[t] = story_exp_q15(d < -(1 << 20) ? -(1 << 20) : (int32_t)d);
-    sum += (uint32_t)weight[t];
-  }
-  uint32_t recip = (((uint32_t)1 << 30) + sum / 2) / sum;
-  for (int t = 0; t < len; ++t) weight[t] = (int32_t)round_shift((int64_t)weight[t] * recip, 15);
-  for (int i = 0; i < head_size; ++i) {
-    int64_t acc = 0;
-    for (int t = 0; t < len; ++t) acc += weight[t] * values[(long)t * stride + i];
-    out[i] = sat13(round_shift(acc, 15));
-  }
+  int log2_sum = 15;
+  while ((running_sum >> (log2_sum + 1)) != 0) ++log2_sum;
+  const int64_t reciprocal = STORY_RECIP[(running_sum >> (log2_sum - 8)) - 256];
+  for (int i = 0; i < head_size; ++i) out[i] = sat13(round_shift(total[i] * reciprocal, 15 + log2_sum));
 }
 
 int story_argmax32(const int32_t* x, int n) {

@@ -28,11 +28,11 @@
  * without saturating (docs/story.md). */
 #define STORY_FRAC_X 8      /* residual stream x (|x| < 10 seen) */
 #define STORY_FRAC_NORM 9   /* RMSNorm output (|value| <= sqrt(dim) before the folded gain) */
-#define STORY_FRAC_Q 7      /* queries (scaled by 1/sqrt(head_size) in wq) and keys (< 27 seen) */
+#define STORY_FRAC_Q 7      /* queries (scaled by log2(e)/sqrt(head_size) in wq) and keys (< 27 seen) */
 #define STORY_FRAC_V 10     /* values and the attention output (< 4 seen) */
 #define STORY_FRAC_H 9      /* FFN: w1 and w3 outputs and the SiLU output (< 6 seen) */
 #define STORY_FRAC_GATED 8  /* silu(w1 x) * w3 x, the input of w2 (< 12 seen) */
-#define STORY_FRAC_SCORE 16 /* attention scores and the exp input, int32 */
+#define STORY_FRAC_SCORE 16 /* attention scores (log2 units) and the exp input, int32 */
 #define STORY_FRAC_PROB 15  /* exp output and attention weights, 0..32768 */
 #define STORY_FRAC_ROPE 14  /* RoPE cos/sin tables, int16 */
 #define STORY_FRAC_LOGIT 16 /* logits, int32 */
@@ -81,14 +81,14 @@ void story_mul16(int16_t* out, const int16_t* a, const int16_t* b, int shift, in
 extern const uint16_t STORY_RSQRT[STORY_RSQRT_ENTRIES];
 void story_rmsnorm(int16_t* out, const int16_t* x, int n, uint32_t eps_term);
 
-/* exp for x <= 0 (Q16 in, Q15 out, result in [0, 32768]):
- *   x  = max(x, -2^20)
- *   t  = round_shift(-x * 94548, 16)            (94548 = log2(e) in Q16; t = -x*log2(e) in Q16)
- *   n  = t >> 16;  if n >= 16 the result is 0
- *   i  = (t >> 10) & 63;  f = t & 1023
- *   p  = E[i] - round_shift((E[i] - E[i+1]) * f, 10)   (E[k] = round(2^(-k/64) * 2^24), k = 0..64)
- *   result = round_shift(p, 9 + n) */
-int32_t story_exp_q15(int32_t x);
+/* 2^x for x <= 0 (Q16 in, Q15 out, result in [0, 32768]):
+ *   u = round_shift(-max(x, -2^20), 11)   (-x in units of 1/32)
+ *   n = u >> 5;  k = u & 31
+ *   result = 0 if n > 15, else round_shift(E[k], n) (E[k] for n = 0)
+ *   with E[k] = STORY_EXP2[k] = round(2^(-k/32) * 2^15), k = 0..31 */
+#define STORY_EXP2_ENTRIES 32
+extern const uint16_t STORY_EXP2[STORY_EXP2_ENTRIES];
+int32_t story_exp2_q15(int32_t x);
 
 /* SiLU on Q(STORY_FRAC_H) values, linear between 65 points 0.25 apart:
  *   h   = sat13(h)                       (an int16 element may hold more)
@@ -107,14 +107,23 @@ void story_silu(int16_t* out, const int16_t* h, int n);
 void story_rope(int16_t* x, const int16_t* cos, const int16_t* sin, int n, int head_size);
 
 /* One attention head over positions 0..len-1 of the cache (key t at keys[t*stride], value t at
- * values[t*stride], each head_size int16):
- *   score_t = sat32(sum_i q[i] * k_t[i] * 2^(STORY_FRAC_SCORE - 2 * STORY_FRAC_Q))          (exact)
- *   m       = max_t score_t
- *   e_t     = story_exp_q15(max(score_t - m, -2^20))     (difference exact in 64 bits)
- *   sum     = sum_t e_t                                  (uint32, at most 512 * 32768)
- *   recip   = floor((2^30 + floor(sum / 2)) / sum)        (Q30 / sum)
- *   p_t     = round_shift(e_t * recip, 15)                (attention weight, Q15)
- *   out[i]  = sat13(round_shift(sum_t p_t * v_t[i], 15)) (exact sum; same format as the values) */
+ * values[t*stride], each head_size int16), the softmax in base 2 (the quantiser folds log2(e) into
+ * wq) and taken block by block, STORY_ATTENTION_BLOCK positions at a time, as a unit that holds one
+ * block's keys at once computes it:
+ *   score_t = sat32(sum_i q[i] * k_t[i] * 2^(STORY_FRAC_SCORE - 2 * STORY_FRAC_Q))   (exact)
+ *   per block b (positions B*b .. min(B*b + B, len) - 1):
+ *     m_b = max_t score_t;  e_t = story_exp2_q15(max(score_t - m_b, -2^20))
+ *     S_b = sum_t e_t;  A_b[i] = sum_t e_t * v_t[i]                              (exact)
+ *   the first block sets M = m_0, S = S_0, A = A_0; each later block, with M' = max(M, m_b),
+ *     a = story_exp2_q15(M - M'), c = story_exp2_q15(m_b - M'):
+ *     S = round_shift(S * a, 15) + round_shift(S_b * c, 15)
+ *     A[i] = round_shift(A[i] * a, 15) + round_shift(A_b[i] * c, 15);  M = M'
+ *   L = floor(log2 S) (S >= 2^15);  j = floor(S / 2^(L - 8)) - 256       (in [0, 255])
+ *   R = STORY_RECIP[j] = round(2^15 / sqrt((1 + j/256) * (1 + (j+1)/256)))   (about 2^(15+L) / S)
+ *   out[i] = sat13(round_shift(A[i] * R, 15 + L))                       (the values' format) */
+#define STORY_ATTENTION_BLOCK 32
+#define STORY_RECIP_ENTRIES 256
+extern const uint16_t STORY_RECIP[STORY_RECIP_ENTRIES];
 void story_attention_head(int16_t* out, const int16_t* q, const int16_t* keys, const int16_t* values, int len,
                           int stride, int head_size);
 

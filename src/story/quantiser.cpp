@@ -107,7 +107,8 @@ std::vector<float> norm_gain(std::span<const float> gain) {
 
 void write_layer(BlobWriter& out, const Llama2Config& c, const Llama2Layer& layer) {
   const std::vector<float> attention_gain = norm_gain(layer.rms_att), ffn_gain = norm_gain(layer.rms_ffn);
-  const double query_factor = 1.0 / std::sqrt(static_cast<double>(c.head_size()));
+  // Scores in base 2: log2(e) / sqrt(head_size) in wq.
+  const double query_factor = std::log2(std::exp(1.0)) / std::sqrt(static_cast<double>(c.head_size()));
   const int dim = c.dim, kv = c.kv_dim(), hidden = c.hidden_dim;
   write_matrix(out, {layer.wq, dim, dim, attention_gain, query_factor, STORY_FRAC_NORM, STORY_FRAC_Q});
   write_matrix(out, {layer.wk, kv, dim, attention_gain, 1.0, STORY_FRAC_NORM, STORY_FRAC_Q});
