@@ -22,18 +22,22 @@ constexpr std::uint32_t kMaxNormLength = 512;            // vu.rmsnorm's VL (STO
 constexpr std::uint32_t kMaxPositions = 512;             // vu.attend's VL
 constexpr std::uint32_t kMaxHeadSize = 512;              // HS
 constexpr std::uint32_t kMinShift = 1, kMaxShift = 62;  // a requantisation pair's shift
+constexpr std::uint32_t kMaxMultiplier = 255;           // and its multiplier, from 0
 constexpr std::uint32_t kMaxMul16Shift = 30;
 
 // Fraction bits of the fixed-point formats (STORY_FRAC_* and the Q15 weights of story_ops.h).
-constexpr int kFracNorm = 12;   // vu.rmsnorm's output
-constexpr int kFracH = 10;      // vu.silu's input and output
-constexpr int kFracQ = 9;       // queries and keys
+constexpr int kFracNorm = 9;    // vu.rmsnorm's output
+constexpr int kFracH = 9;       // vu.silu's input and output
+constexpr int kFracQ = 7;       // queries and keys
 constexpr int kFracScore = 16;  // attention scores
-constexpr int kFracProb = 15;   // exp outputs, sigmoid and attention weights
+constexpr int kFracProb = 15;   // exp outputs and attention weights
 constexpr int kFracRope = 14;   // the cos and sin tables
 constexpr std::int32_t kLowestExpInput = -(1 << 20);
 
 using Int128 = __int128;
+
+// Every activation an operation writes is a 13-bit value.
+constexpr std::int64_t kActivationLow = -(1 << 12), kActivationHigh = (1 << 12) - 1;
 
 bool in_range(std::uint32_t value, std::uint32_t low, std::uint32_t high) { return value >= low && value <= high; }
 
@@ -42,18 +46,20 @@ std::int64_t round_shift(std::int64_t value, int shift) {
   return (value + (std::int64_t{1} << (shift - 1))) >> shift;
 }
 
-template <typename T>
-T saturate(std::int64_t value) {
-  return static_cast<T>(std::clamp<std::int64_t>(value, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+// The header's sat13: an activation clamped to 13 bits.
+std::int16_t to_activation(std::int64_t value) {
+  return static_cast<std::int16_t>(std::clamp(value, kActivationLow, kActivationHigh));
 }
 
-// saturate(round_shift(acc · multiplier, shift)) for any int32 multiplier and shift in [1, 62]: the
-// product and its rounding term are summed in 128 bits, where nothing can overflow.
-template <typename T>
-T requantise(std::int64_t acc, std::int32_t multiplier, std::int32_t shift) {
-  const Int128 product = Int128{acc} * multiplier;
-  const Int128 rounded = (product + (Int128{1} << (shift - 1))) >> shift;
-  return static_cast<T>(std::clamp<Int128>(rounded, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+std::int32_t to_int32(std::int64_t value) {
+  return static_cast<std::int32_t>(std::clamp<std::int64_t>(value, std::numeric_limits<std::int32_t>::min(),
+                                                            std::numeric_limits<std::int32_t>::max()));
+}
+
+// round_shift(acc · multiplier, shift) for a multiplier in [0, 255] and a shift in [1, 62]: |acc| <=
+// 2^31, so the product and its rounding term stay below 2^62 and the sum is exact in 64 bits.
+std::int64_t requantise(std::int64_t acc, std::int32_t multiplier, std::int32_t shift) {
+  return round_shift(acc * multiplier, shift);
 }
 
 // E[k] = round(2^(−k/64) · 2^24), k = 0..64: the points exp_q15 interpolates between.
@@ -79,28 +85,61 @@ std::int32_t exp_q15(std::int32_t x) {
   return static_cast<std::int32_t>(round_shift(point, 24 - kFracProb + static_cast<int>(whole)));
 }
 
-// ⌊√value⌋: the double's root is within one of it for these magnitudes, then made exact.
-std::uint64_t integer_sqrt(std::uint64_t value) {
-  auto root = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(value)));
-  while (root * root > value) --root;
-  while ((root + 1) * (root + 1) <= value) ++root;
-  return root;
-}
-
 // ⌊(2^30 + ⌊d/2⌋) / d⌋: 2^30 / d rounded, d > 0.
 std::int64_t rounded_reciprocal_q30(std::uint64_t divisor) {
   return static_cast<std::int64_t>(((std::uint64_t{1} << 30) + divisor / 2) / divisor);
 }
 
-// SiLU of one Q10 value: h · sigmoid(h), the sigmoid of |h| from exp(−|h|) and mirrored for h < 0.
-std::int16_t silu_q10(std::int16_t h) {
-  const std::int32_t magnitude = h < 0 ? -std::int32_t{h} : h;
-  const std::int32_t exponent = std::max(-(magnitude << (kFracScore - kFracH)), kLowestExpInput);
-  const std::uint64_t denominator = (1u << kFracProb) + static_cast<std::uint32_t>(exp_q15(exponent));
-  const auto positive = static_cast<std::int32_t>(rounded_reciprocal_q30(denominator));
-  const std::int32_t sigmoid = h >= 0 ? positive : (1 << kFracProb) - positive;
-  // |h · sigmoid| <= |h| · 2^15: the result fits int16 without saturation.
-  return static_cast<std::int16_t>(round_shift(std::int64_t{h} * sigmoid, kFracProb));
+// The inverse roots of RMSNorm's buckets: the mean square normalised to v in [2^28, 2^30] falls in
+// bucket b = ⌊v / 2^22⌋ (at most 255), b in [64, 255], whose entry is 2^30 / √v at the geometric
+// mean of the bucket's ends, round(2^19 / (b(b+1))^(1/4)). Found exactly in integers: r is that
+// rounding when (2r − 1)^4 · b(b+1) < 2^80 < (2r + 1)^4 · b(b+1), that is r − 1/2 < 2^19 / (b(b+1))^(1/4)
+// < r + 1/2 raised to the fourth power (never equal: b(b+1) is no power of two).
+constexpr std::uint32_t kFirstBucket = 64, kLastBucket = 255;
+
+std::array<std::uint16_t, VectorUnit::kInverseRootEntries> make_inverse_root_table() {
+  std::array<std::uint16_t, VectorUnit::kInverseRootEntries> table{};
+  const Int128 bound = Int128{1} << 80;
+  for (std::uint32_t bucket = kFirstBucket; bucket <= kLastBucket; ++bucket) {
+    const Int128 width = Int128{bucket} * (bucket + 1);
+    auto below = [&](std::uint32_t r) {  // (2r − 1)^4 · b(b+1) < 2^80: r − 1/2 lies below the root
+      const Int128 odd = 2 * Int128{r} - 1;
+      return odd * odd * odd * odd * width < bound;
+    };
+    std::uint32_t r = 1;  // the entries lie in [2^15, 2^16]: the largest r below, by bisection
+    for (std::uint32_t step = 1u << 16; step != 0; step >>= 1)
+      if (below(r + step)) r += step;
+    table[bucket - kFirstBucket] = static_cast<std::uint16_t>(r);
+  }
+  return table;
+}
+const std::array<std::uint16_t, VectorUnit::kInverseRootEntries> kInverseRoot = make_inverse_root_table();
+
+// SiLU's points: Y[j] = round(silu(u) · 2^9) at u = (128 j − 4096) / 2^9 = (j − 32) / 4, j = 0..64,
+// silu(u) = u / (1 + e^(−u)), in long double (no value lies within 0.02 of a half).
+constexpr std::int32_t kSiluSegment = 128;  // the points' spacing in Q9: 2^7
+constexpr int kSiluSegmentBits = 7;
+
+std::array<std::int16_t, VectorUnit::kSiluPoints> make_silu_table() {
+  std::array<std::int16_t, VectorUnit::kSiluPoints> table{};
+  const long double scale = std::ldexp(1.0L, kFracH);
+  for (std::size_t j = 0; j < table.size(); ++j) {
+    const std::int64_t point = kSiluSegment * static_cast<std::int64_t>(j) + kActivationLow;  // in Q9
+    const long double u = static_cast<long double>(point) / scale;
+    table[j] = static_cast<std::int16_t>(std::llround(u / (1.0L + std::exp(-u)) * scale));
+  }
+  return table;
+}
+const std::array<std::int16_t, VectorUnit::kSiluPoints> kSilu = make_silu_table();
+
+// SiLU of one Q9 value (story_silu): the value clamped to 13 bits, then the line between the two
+// points around it.
+std::int16_t silu_q9(std::int16_t h) {
+  const std::int64_t offset = to_activation(h) - kActivationLow;  // in [0, 8191]
+  const auto segment = static_cast<std::size_t>(offset / kSiluSegment);
+  const std::int64_t rise = std::int64_t{kSilu[segment + 1]} - kSilu[segment];
+  const std::int64_t along = offset - kSiluSegment * static_cast<std::int64_t>(segment);
+  return to_activation(kSilu[segment] + round_shift(rise * along, kSiluSegmentBits));
 }
 
 }  // namespace
@@ -116,6 +155,12 @@ struct VectorUnit::Matrix {
   }
   std::uint64_t end() const { return row_weights(rows); }
 };
+
+std::span<const std::uint16_t, VectorUnit::kInverseRootEntries> VectorUnit::inverse_root_table() {
+  return kInverseRoot;
+}
+
+std::span<const std::int16_t, VectorUnit::kSiluPoints> VectorUnit::silu_table() { return kSilu; }
 
 VectorUnit::VectorUnit(bool present)
     : weights_(present ? kWeightBytes : 0), activations_(present ? kActivationElements : 0) {}
@@ -181,6 +226,12 @@ void VectorUnit::write_result(std::uint32_t first) {
   std::copy(result_.begin(), result_.end(), activations_.begin() + first);
 }
 
+bool VectorUnit::valid_pair(std::uint64_t address) const {
+  const auto multiplier = static_cast<std::uint32_t>(weight_word(static_cast<std::uint32_t>(address)));
+  const auto shift = static_cast<std::uint32_t>(weight_word(static_cast<std::uint32_t>(address) + 4));
+  return in_range(multiplier, 0, kMaxMultiplier) && in_range(shift, kMinShift, kMaxShift);
+}
+
 bool VectorUnit::matrix_at(std::uint32_t address, Matrix& matrix) const {
   matrix = {.address = address, .rows = registers_[kVl], .columns = registers_[kCols]};
   return address % 4 == 0 && in_range(matrix.rows, 1, kMaxCount) && in_range(matrix.columns, 1, kMaxColumns);
@@ -196,7 +247,7 @@ bool VectorUnit::matvec(std::uint32_t out, std::uint32_t address, bool wide) {
       !in_activations(out, std::uint64_t{m.rows} * width))
     return false;
   for (std::uint32_t row = 0; row < m.rows; ++row)
-    if (!in_range(static_cast<std::uint32_t>(weight_word(m.pair(row) + 4)), kMinShift, kMaxShift)) return false;
+    if (!valid_pair(m.pair(row))) return false;
   result_.resize(std::size_t{m.rows} * width);
   const std::int16_t* input = activations_.data() + x;
   for (std::uint32_t row = 0; row < m.rows; ++row) {
@@ -205,11 +256,11 @@ bool VectorUnit::matvec(std::uint32_t out, std::uint32_t address, bool wide) {
     for (std::uint32_t j = 0; j < m.columns; ++j) acc += std::int32_t{w[j]} * input[j];
     const std::int32_t multiplier = weight_word(m.pair(row)), shift = weight_word(m.pair(row) + 4);
     if (wide) {
-      const auto value = static_cast<std::uint32_t>(requantise<std::int32_t>(acc, multiplier, shift));
+      const auto value = static_cast<std::uint32_t>(to_int32(requantise(acc, multiplier, shift)));
       result_[2 * row] = static_cast<std::int16_t>(value & 0xFFFF);  // int32 vectors: low half first
       result_[2 * row + 1] = static_cast<std::int16_t>(value >> 16);
     } else {
-      result_[row] = requantise<std::int16_t>(acc, multiplier, shift);
+      result_[row] = to_activation(requantise(acc, multiplier, shift));
     }
   }
   write_result(out);
@@ -222,13 +273,12 @@ bool VectorUnit::row16(std::uint32_t out, std::uint32_t address) {
   Matrix m;
   const std::uint32_t row = registers_[kSrc];
   if (!matrix_at(address, m) || row >= m.rows || !in_weights(m.pair(row), 8) ||
-      !in_weights(m.row_weights(row), m.columns) || !in_activations(out, m.columns))
+      !in_weights(m.row_weights(row), m.columns) || !in_activations(out, m.columns) || !valid_pair(m.pair(row)))
     return false;
   const std::int32_t multiplier = weight_word(m.pair(row)), shift = weight_word(m.pair(row) + 4);
-  if (!in_range(static_cast<std::uint32_t>(shift), kMinShift, kMaxShift)) return false;
   const auto* w = reinterpret_cast<const std::int8_t*>(weights_.data() + m.row_weights(row));
   result_.resize(m.columns);
-  for (std::uint32_t j = 0; j < m.columns; ++j) result_[j] = requantise<std::int16_t>(w[j], multiplier, shift);
+  for (std::uint32_t j = 0; j < m.columns; ++j) result_[j] = to_activation(requantise(w[j], multiplier, shift));
   write_result(out);
   return true;
 }
@@ -238,7 +288,7 @@ bool VectorUnit::add16(std::uint32_t x, std::uint32_t y) {
   if (!in_range(n, 1, kMaxCount) || !in_activations(x, n) || !in_activations(y, n)) return false;
   result_.resize(n);
   for (std::uint32_t i = 0; i < n; ++i)
-    result_[i] = saturate<std::int16_t>(std::int64_t{activations_[x + i]} + activations_[y + i]);
+    result_[i] = to_activation(std::int64_t{activations_[x + i]} + activations_[y + i]);
   write_result(x);
   return true;
 }
@@ -251,15 +301,15 @@ bool VectorUnit::mul16(std::uint32_t a, std::uint32_t b) {
   result_.resize(n);
   for (std::uint32_t i = 0; i < n; ++i) {
     const std::int64_t product = std::int64_t{activations_[a + i]} * activations_[b + i];
-    result_[i] = saturate<std::int16_t>(round_shift(product, static_cast<int>(shift)));
+    result_[i] = to_activation(round_shift(product, static_cast<int>(shift)));
   }
   write_result(a);
   return true;
 }
 
-// x / rms(x) in Q12 (story_rmsnorm): the mean square (each square divided by the power of two
-// 2^s >= n, plus the epsilon term AUX) normalised into [2^28, 2^30] by an even shift e, so that its
-// integer root has 15 bits and 2^30 / root is exact enough; e/2 then comes back off the output shift.
+// x / rms(x) in Q9 (story_rmsnorm): the mean square (each square divided by the power of two
+// 2^s >= n, plus the epsilon term AUX), at most 2^30, normalised into [2^28, 2^30] by an even shift
+// e; its bucket's entry stands for 2^30 / √ of it, and e/2 comes back off the output shift.
 bool VectorUnit::rmsnorm(std::uint32_t out, std::uint32_t x) {
   const std::uint32_t n = count();
   if (!in_range(n, 1, kMaxNormLength) || !in_activations(out, n) || !in_activations(x, n)) return false;
@@ -273,10 +323,11 @@ bool VectorUnit::rmsnorm(std::uint32_t out, std::uint32_t x) {
   sum = std::clamp<std::uint64_t>(sum, 1, kCeiling);
   int e = 0;
   while ((sum << e) < kFloor) e += 2;
-  const std::int64_t inverse = rounded_reciprocal_q30(integer_sqrt(sum << e));
+  const std::uint64_t bucket = std::min<std::uint64_t>((sum << e) >> 22, kLastBucket);
+  const std::int64_t inverse = kInverseRoot[bucket - kFirstBucket];
   const int shift = 30 - kFracNorm - e / 2;
   result_.resize(n);
-  for (std::uint32_t i = 0; i < n; ++i) result_[i] = saturate<std::int16_t>(round_shift(activations_[x + i] * inverse, shift));
+  for (std::uint32_t i = 0; i < n; ++i) result_[i] = to_activation(round_shift(activations_[x + i] * inverse, shift));
   write_result(out);
   return true;
 }
@@ -285,7 +336,7 @@ bool VectorUnit::silu(std::uint32_t x) {
   const std::uint32_t n = count();
   if (!in_range(n, 1, kMaxCount) || !in_activations(x, n)) return false;
   result_.resize(n);
-  for (std::uint32_t i = 0; i < n; ++i) result_[i] = silu_q10(activations_[x + i]);
+  for (std::uint32_t i = 0; i < n; ++i) result_[i] = silu_q9(activations_[x + i]);
   write_result(x);
   return true;
 }
@@ -304,8 +355,8 @@ bool VectorUnit::rope(std::uint32_t x, std::uint32_t cos_address) {
     const std::uint32_t entry = 2 * ((i % head_size) / 2);  // its byte offset in each table
     const std::int64_t cos = weight_half(cos_address + entry), sin = weight_half(sin_address + entry);
     const std::int64_t a = activations_[x + i], b = activations_[x + i + 1];
-    result_[i] = saturate<std::int16_t>(round_shift(a * cos - b * sin, kFracRope));
-    result_[i + 1] = saturate<std::int16_t>(round_shift(a * sin + b * cos, kFracRope));
+    result_[i] = to_activation(round_shift(a * cos - b * sin, kFracRope));
+    result_[i + 1] = to_activation(round_shift(a * sin + b * cos, kFracRope));
   }
   write_result(x);
   return true;
@@ -327,7 +378,7 @@ bool VectorUnit::attend(std::uint32_t out, std::uint32_t q) {
     const std::int16_t* key = activations_.data() + keys + std::uint64_t{t} * stride;
     std::int64_t dot = 0;
     for (std::uint32_t i = 0; i < head_size; ++i) dot += std::int64_t{activations_[q + i]} * key[i];
-    weight[t] = saturate<std::int32_t>(round_shift(dot, 2 * kFracQ - kFracScore));
+    weight[t] = to_int32(dot * (std::int64_t{1} << (kFracScore - 2 * kFracQ)));  // exact: |dot| <= 2^39
     highest = std::max(highest, weight[t]);
   }
   std::uint64_t sum = 0;
@@ -341,7 +392,7 @@ bool VectorUnit::attend(std::uint32_t out, std::uint32_t q) {
   for (std::uint32_t i = 0; i < head_size; ++i) {
     std::int64_t acc = 0;
     for (std::uint32_t t = 0; t < positions; ++t) acc += weight[t] * activations_[values + std::uint64_t{t} * stride + i];
-    result_[i] = saturate<std::int16_t>(round_shift(acc, kFracProb));
+    result_[i] = to_activation(round_shift(acc, kFracProb));
   }
   write_result(out);
   return true;

@@ -20,6 +20,11 @@ class VectorUnit {
   // The configuration registers, numbered as the funct7 of the vu.set* that writes them.
   enum Register : int { kVl, kCols, kSrc, kAux, kHs };
   static constexpr int kRegisterCount = 5;
+  // The tables vu.rmsnorm and vu.silu read (STORY_RSQRT and STORY_SILU), computed from their
+  // definitions in story_ops.h.
+  static constexpr std::size_t kInverseRootEntries = 192, kSiluPoints = 65;
+  static std::span<const std::uint16_t, kInverseRootEntries> inverse_root_table();
+  static std::span<const std::int16_t, kSiluPoints> silu_table();
 
   // Without the unit (`present` false) the memories are empty and every vu.* is illegal.
   explicit VectorUnit(bool present);
@@ -52,6 +57,9 @@ class VectorUnit {
   std::uint32_t count() const { return registers_[kVl]; }
   // The matrix at WM byte address `address` with VL rows and COLS columns, if those are in range.
   bool matrix_at(std::uint32_t address, Matrix& matrix) const;
+  // Whether the requantisation pair at WM byte `address` (inside WM) has a multiplier in [0, 255]
+  // and a shift in [1, 62].
+  bool valid_pair(std::uint64_t address) const;
   std::int32_t weight_word(std::uint32_t address) const;
   std::int16_t weight_half(std::uint32_t address) const;
   // Copies result_ to AM from `first`: outputs are written only once every input has been read.

@@ -11,7 +11,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -262,21 +264,23 @@ std::vector<std::int16_t> random_vector(std::uint32_t n, std::mt19937& random, s
   return values;
 }
 
-// Requantisation pairs: multipliers in [2^30, 2^31) and shifts in [1, 62], their extremes included;
-// most shifts in [30, 56], where int16 outputs neither saturate nor vanish.
+// Requantisation pairs: multipliers in [0, 255] and shifts in [1, 62], their extremes included;
+// most multipliers in the quantiser's [128, 255] and most shifts in [8, 32], where 13-bit outputs
+// of random rows neither all saturate nor vanish.
 std::vector<StoryRequant> random_pairs(std::uint32_t rows, std::mt19937& random) {
   std::vector<StoryRequant> pairs(rows);
   for (StoryRequant& pair : pairs) {
     switch (random() % 8) {
-      case 0: pair.multiplier = 1 << 30; break;
-      case 1: pair.multiplier = INT32_MAX; break;
-      default: pair.multiplier = static_cast<std::int32_t>((1u << 30) + random() % (1u << 30)); break;
+      case 0: pair.multiplier = 0; break;
+      case 1: pair.multiplier = 255; break;
+      case 2: pair.multiplier = static_cast<std::int32_t>(random() % 256); break;
+      default: pair.multiplier = static_cast<std::int32_t>(128 + random() % 128); break;
     }
     switch (random() % 8) {
       case 0: pair.shift = 1; break;
       case 1: pair.shift = 62; break;
       case 2: pair.shift = static_cast<std::int32_t>(1 + random() % 62); break;
-      default: pair.shift = static_cast<std::int32_t>(30 + random() % 27); break;
+      default: pair.shift = static_cast<std::int32_t>(8 + random() % 25); break;
     }
   }
   return pairs;
@@ -334,16 +338,15 @@ TEST(VectorUnit, Matvec32MatchesTheReference) {
   for (std::uint32_t seed = 200; Shape shape : kShapes) check_matvec(true, shape, 4 * (seed % 7), seed), ++seed;
 }
 
-// The requantisation is exact for any multiplier, not only the quantiser's [2^30, 2^31): negative,
-// zero, small and the most negative ones, with every shift.
-TEST(VectorUnit, RequantisationIsExactForAnyMultiplier) {
+// Every multiplier in [0, 255], not only the quantiser's [128, 255], each with a random shift, and
+// every shift with the extreme multipliers.
+TEST(VectorUnit, RequantisationMatchesForEveryMultiplierAndShift) {
   std::mt19937 random(300);
-  constexpr std::int32_t kMultipliers[] = {INT32_MIN, INT32_MIN + 1, -1, 0, 1, 3, INT32_MAX};
   std::vector<StoryRequant> pairs;
+  for (std::int32_t multiplier = 0; multiplier <= 255; ++multiplier)
+    pairs.push_back({multiplier, static_cast<std::int32_t>(1 + random() % 62)});
   for (std::int32_t shift = 1; shift <= 62; ++shift)
-    for (std::int32_t multiplier : kMultipliers) pairs.push_back({multiplier, shift});
-  for (int i = 0; i < 200; ++i)
-    pairs.push_back({static_cast<std::int32_t>(random()), static_cast<std::int32_t>(1 + random() % 62)});
+    for (std::int32_t multiplier : {0, 1, 128, 255}) pairs.push_back({multiplier, shift});
   const auto rows = static_cast<std::uint32_t>(pairs.size());
   check_matvec(false, {rows, 96}, 0, 301, pairs);
   check_matvec(true, {rows, 96}, 0, 302, pairs);
@@ -353,7 +356,7 @@ TEST(VectorUnit, RequantisationIsExactForAnyMultiplier) {
 TEST(VectorUnit, MatvecSumsOfTheLargestMagnitude) {
   VectorProgram program;
   constexpr std::uint32_t kCols = 512;
-  const std::vector<StoryRequant> pairs = {{1 << 30, 1}, {INT32_MAX, 62}, {INT32_MAX, 33}, {1 << 30, 40}};
+  const std::vector<StoryRequant> pairs = {{255, 1}, {255, 62}, {255, 27}, {128, 16}};
   std::vector<std::int8_t> weights;
   for (std::int8_t value : {std::int8_t{127}, std::int8_t{-128}, std::int8_t{127}, std::int8_t{-128}})
     weights.insert(weights.end(), kCols, value);
@@ -373,7 +376,7 @@ TEST(VectorUnit, MatvecSumsOfTheLargestMagnitude) {
   EXPECT_TRUE(same_memories(program.run(), program));
 }
 
-// Each row of a matrix looked up as an embedding, against story_requant16 of its weights.
+// Each row of a matrix looked up as an embedding, against story_requant13 of its weights.
 TEST(VectorUnit, Row16MatchesTheReference) {
   std::mt19937 random(400);
   for (Shape shape : {Shape{1, 1}, Shape{512, 64}, Shape{7, 512}, Shape{4096, 3}}) {
@@ -387,7 +390,7 @@ TEST(VectorUnit, Row16MatchesTheReference) {
       program.set(Op::kVuSetsrc, row).op(Op::kVuRow16, out, matrix);
       std::vector<std::int16_t> expected(shape.cols);
       const std::int8_t* w = program.matrix_weights(matrix, shape.rows) + row * shape.cols;
-      for (std::uint32_t j = 0; j < shape.cols; ++j) expected[j] = story_requant16(w[j], pairs[row]);
+      for (std::uint32_t j = 0; j < shape.cols; ++j) expected[j] = story_requant13(w[j], pairs[row]);
       program.write_activations(out, expected);
     }
     EXPECT_TRUE(same_memories(program.run(), program)) << shape.rows << " x " << shape.cols;
@@ -445,6 +448,69 @@ TEST(VectorUnit, RmsnormMatchesTheReference) {
     }
   }
   EXPECT_TRUE(same_memories(program.run(), program));
+}
+
+// Σ ⌊x[i]^2 / 2^s⌋ with 2^s the smallest power of two >= n: the part of the norm's mean square that
+// the inputs make, so that the epsilon term can bring it to a chosen value.
+std::uint64_t scaled_square_sum(const std::vector<std::int16_t>& x) {
+  int s = 0;
+  while ((std::size_t{1} << s) < x.size()) ++s;
+  std::uint64_t sum = 0;
+  for (std::int16_t value : x) sum += static_cast<std::uint64_t>(std::int64_t{value} * value) >> s;
+  return sum;
+}
+
+// Mean squares in every bucket of the inverse-root table, reached from several normalising shifts
+// e (the mean square in [b·2^(22−e), (b+1)·2^(22−e)) for bucket b), and those at, below and past
+// the 2^30 ceiling and at 0.
+TEST(VectorUnit, RmsnormReachesEveryBucketAndTheCeiling) {
+  std::mt19937 random(710);
+  VectorProgram program;
+  std::uint32_t at = 0;
+  auto norm = [&](const std::vector<std::int16_t>& x, std::uint32_t eps) {
+    const auto n = static_cast<std::uint32_t>(x.size());
+    program.put_activations(at, x).set(Op::kVuSetvl, n).set(Op::kVuSetaux, eps).op(Op::kVuRmsnorm, at + n, at);
+    std::vector<std::int16_t> expected(n);
+    story_rmsnorm(expected.data(), x.data(), static_cast<int>(n), eps);
+    program.write_activations(at + n, expected);
+    at += 2 * n;
+  };
+  for (std::uint32_t bucket = 64; bucket <= 255; ++bucket) {
+    for (int e : {0, 2, 12, 22}) {
+      const std::uint64_t width = std::uint64_t{1} << (22 - e);
+      const std::uint64_t mean_square = bucket * width + random() % width;
+      const std::uint32_t n = std::array{1u, 2u, 5u, 64u}[random() % 4];
+      // Inputs whose part of the mean square is at most mean_square, the first the largest.
+      const auto limit = static_cast<std::int32_t>(std::sqrt(static_cast<double>(mean_square / n)));
+      std::vector<std::int16_t> x = random_vector(n, random, std::min(limit, 32767));
+      x[0] = static_cast<std::int16_t>(random() % 2 == 0 ? std::min(limit, 32767) : -std::min(limit, 32767));
+      norm(x, static_cast<std::uint32_t>(mean_square - scaled_square_sum(x)));
+    }
+  }
+  constexpr std::uint32_t kCeiling = 1u << 30;
+  for (std::int16_t value : {std::int16_t{1000}, std::int16_t{-4096}, std::int16_t{4095}}) {
+    const auto square = static_cast<std::uint32_t>(value * value);
+    for (std::uint32_t mean_square : {kCeiling - 1, kCeiling, kCeiling + 1, (1u << 28) - 1, 1u << 28})
+      norm({value}, mean_square - square);
+  }
+  norm({-32768}, 0);  // the largest square, 2^30 itself
+  norm({-32768}, 1);
+  norm(std::vector<std::int16_t>(512, 32767), kCeiling);
+  norm({32767, -32768}, 0xFFFFFFFF);
+  norm(random_vector(512, random, 22), 0);  // every square below 2^9 = 512: the sum 0, taken as 1
+  norm({1}, 0);
+  norm({-1, 1, 2}, 0);  // small sums saturate the output
+  EXPECT_TRUE(same_memories(program.run(), program));
+}
+
+// The tables the unit computes from their definitions equal the reference's constants entry by entry.
+TEST(VectorUnit, TablesEqualTheReferenceConstants) {
+  static_assert(VectorUnit::kInverseRootEntries == STORY_RSQRT_ENTRIES);
+  static_assert(VectorUnit::kSiluPoints == STORY_SILU_POINTS);
+  for (std::size_t i = 0; i < STORY_RSQRT_ENTRIES; ++i)
+    EXPECT_EQ(VectorUnit::inverse_root_table()[i], STORY_RSQRT[i]) << "inverse root of bucket " << i + 64;
+  for (std::size_t j = 0; j < STORY_SILU_POINTS; ++j)
+    EXPECT_EQ(VectorUnit::silu_table()[j], STORY_SILU[j]) << "SiLU point " << j;
 }
 
 // Every int16 input: the program puts −32768..32767 into AM and applies vu.silu 4096 at a time.
@@ -539,6 +605,82 @@ TEST(VectorUnit, AttendMatchesTheReferenceForEveryHeadShape) {
     for (int bits : {4, 9, 12, 15}) check_attention({head_size, head_size + 3, bits, some}, seed++);
   check_attention({512, 512, 6, {1, 2, 5, 64}}, seed++);
   check_attention({8, 0, 10, {1, 2, 512}}, seed++);  // a stride of 0: every position the same
+}
+
+// Outputs at and around the ends of the 13-bit range, [−4096, 4095], from every operation that
+// saturates: requantisation (a one-column matrix times ±1 gives each row's weight requantised),
+// sums, products, rotations and attention (one position: the output is its value).
+TEST(VectorUnit, OutputsSaturateAtThirteenBits) {
+  VectorProgram program;
+  std::vector<std::int16_t> outputs;  // everything the reference computes, to see the ends reached
+  auto expect = [&](std::uint32_t element, const std::vector<std::int16_t>& values) {
+    program.write_activations(element, values);
+    outputs.insert(outputs.end(), values.begin(), values.end());
+  };
+  // Rows {weight, {multiplier, shift}} whose w · m / 2^shift lies around the ends: 4095, 4095.75, 4096,
+  // −4096, −4128, −4095, −4095.75 …, and the same negated by the input −1.
+  struct Row {
+    std::int8_t weight;
+    StoryRequant pair;
+  };
+  const std::vector<Row> rows = {{63, {130, 1}},   {127, {129, 2}}, {64, {128, 1}},   {-128, {128, 2}},
+                                 {-128, {129, 2}}, {-64, {128, 1}}, {-65, {126, 1}},  {127, {255, 3}},
+                                 {-128, {255, 3}}, {-127, {129, 2}}, {1, {255, 1}},   {-1, {255, 1}}};
+  std::vector<StoryRequant> pairs;
+  std::vector<std::int8_t> weights;
+  for (const Row& row : rows) pairs.push_back(row.pair), weights.push_back(row.weight);
+  while (weights.size() % 4 != 0) weights.push_back(0);
+  const auto count = static_cast<std::uint32_t>(rows.size());
+  program.put_weights(0, bytes_of(pairs)).put_weights(8 * count, bytes_of(weights));
+  program.put_activations(0, {1, -1});
+  program.set(Op::kVuSetvl, count).set(Op::kVuSetcols, 1);
+  for (std::uint32_t x : {0u, 1u}) {
+    program.set(Op::kVuSetsrc, x).op(Op::kVuMatvec16, 100 + 100 * x, 0);
+    std::vector<std::int16_t> out(count);
+    const std::vector<std::int16_t> input = program.activations_at(x, 1);
+    story_matvec16(out.data(), program.matrix_weights(0, count), pairs.data(), input.data(),
+                   static_cast<int>(count), 1);
+    expect(100 + 100 * x, out);
+  }
+  for (std::uint32_t row = 0; row < count; ++row) {
+    program.set(Op::kVuSetsrc, row).op(Op::kVuRow16, 300 + row, 0);
+    expect(300 + row, {story_requant13(rows[row].weight, rows[row].pair)});
+  }
+
+  // Sums and products that land on each side of both ends.
+  const std::vector<std::int16_t> a = {4094, 4095, 4096, 2048, -4095, -4096, -4097, -2048, 32767, -32768, 1,    -1};
+  const std::vector<std::int16_t> b = {1,    1,    0,    2048, -1,    0,     0,     -2049, 32767, -32768, 8189, -8195};
+  const auto n = static_cast<std::uint32_t>(a.size());
+  program.put_activations(1000, a).put_activations(2000, b).set(Op::kVuSetvl, n).op(Op::kVuAdd16, 1000, 2000);
+  std::vector<std::int16_t> sum = a;
+  story_add16(sum.data(), b.data(), static_cast<int>(n));
+  expect(1000, sum);
+  for (std::uint32_t shift : {1u, 2u, 12u}) {
+    program.put_activations(3000, a).set(Op::kVuSetaux, shift).op(Op::kVuMul16, 3000, 2000);
+    std::vector<std::int16_t> product(n);
+    story_mul16(product.data(), a.data(), b.data(), static_cast<int>(shift), static_cast<int>(n));
+    expect(3000, product);
+  }
+  // Rotations by cos 1, sin 0 (the pair itself) and cos = sin = 1 (a − b, a + b).
+  program.put_table(4096, {16384, 16384, 0, 16384});  // cos at WM 4096, sin at WM 4100
+  program.put_activations(5000, a).set(Op::kVuSetvl, n).set(Op::kVuSeths, 4).set(Op::kVuSetaux, 4100);
+  program.op(Op::kVuRope, 5000, 4096);
+  std::vector<std::int16_t> rotated = a;
+  const std::int16_t cos[] = {16384, 16384}, sin[] = {0, 16384};
+  story_rope(rotated.data(), cos, sin, static_cast<int>(n), 4);
+  expect(5000, rotated);
+  // Attention over one position: the output is the value, saturated.
+  program.put_activations(6000, a).put_activations(7000, b).put_activations(8000, a);
+  program.set(Op::kVuSetvl, 1).set(Op::kVuSetcols, n).set(Op::kVuSeths, n).set(Op::kVuSetsrc, 7000);
+  program.set(Op::kVuSetaux, 8000).op(Op::kVuAttend, 9000, 6000);
+  std::vector<std::int16_t> attended(n);
+  story_attention_head(attended.data(), a.data(), b.data(), a.data(), 1, static_cast<int>(n), static_cast<int>(n));
+  expect(9000, attended);
+
+  EXPECT_TRUE(same_memories(program.run(), program));
+  EXPECT_TRUE(std::ranges::all_of(outputs, [](std::int16_t v) { return v >= -4096 && v <= 4095; }));
+  EXPECT_GE(std::ranges::count(outputs, std::int16_t{4095}), 5);
+  EXPECT_GE(std::ranges::count(outputs, std::int16_t{-4096}), 5);
 }
 
 TEST(VectorUnit, ArgmaxFindsTheFirstLargest) {
@@ -706,7 +848,7 @@ TEST(VectorUnit, OperandsReachingTheEndsOfTheMemoriesAreLegal) {
   std::vector<std::int16_t> row(kCols);
   const StoryRequant last_pair = program.matrix_pairs(kMatrix, kRows)[kRows - 1];
   for (std::uint32_t j = 0; j < kCols; ++j)
-    row[j] = story_requant16(program.matrix_weights(kMatrix, kRows)[(kRows - 1) * kCols + j], last_pair);
+    row[j] = story_requant13(program.matrix_weights(kMatrix, kRows)[(kRows - 1) * kCols + j], last_pair);
   program.write_activations(0, row);
   // Rope tables in the last bytes of WM (the matrix's last weights read as int16) and on AM's end.
   program.set(Op::kVuSetvl, 512).set(Op::kVuSeths, 512).set(Op::kVuSetaux, kWeightBytes - 512);
@@ -771,12 +913,24 @@ const IllegalCase kIllegalCases[] = {
      [](VectorProgram& p) { p.wput(4, 63).op(Op::kVuMatvec16, 100, 0); }},
     {"vu.matvec32 with a negative shift",
      [](VectorProgram& p) { p.wput(12, 0xFFFFFFFF).op(Op::kVuMatvec32, 100, 0); }},
+    {"vu.matvec16 with a negative multiplier",
+     [](VectorProgram& p) { p.wput(0, 0xFFFFFFFF).op(Op::kVuMatvec16, 100, 0); }},
+    {"vu.matvec16 with a multiplier of 256 in the last row",
+     [](VectorProgram& p) { p.wput(3 * 8, 256).op(Op::kVuMatvec16, 100, 0); }},
+    {"vu.matvec32 with a multiplier of 2^31 - 1",
+     [](VectorProgram& p) { p.wput(8, 0x7FFFFFFF).op(Op::kVuMatvec32, 100, 0); }},
+    {"vu.matvec32 with the most negative multiplier",
+     [](VectorProgram& p) { p.wput(16, 0x80000000).op(Op::kVuMatvec32, 100, 0); }},
     {"vu.matvec32 with out past AM (its elements are pairs)", [](VectorProgram& p) { p.op(Op::kVuMatvec32, kEnd - 7, 0); }},
     {"vu.row16 with SRC = VL", [](VectorProgram& p) { p.set(Op::kVuSetsrc, 4).op(Op::kVuRow16, 100, 0); }},
     {"vu.row16 with the row's weights past WM",
      [](VectorProgram& p) { p.set(Op::kVuSetvl, 4096).set(Op::kVuSetcols, 512).set(Op::kVuSetsrc, 4095).op(Op::kVuRow16, 100, 0); }},
     {"vu.row16 with the row's shift out of range",
      [](VectorProgram& p) { p.wput(2 * 8 + 4, 0).set(Op::kVuSetsrc, 2).op(Op::kVuRow16, 100, 0); }},
+    {"vu.row16 with the row's multiplier of 256",
+     [](VectorProgram& p) { p.wput(2 * 8, 256).set(Op::kVuSetsrc, 2).op(Op::kVuRow16, 100, 0); }},
+    {"vu.row16 with the row's multiplier negative",
+     [](VectorProgram& p) { p.wput(0, 0xFFFFFF00).op(Op::kVuRow16, 100, 0); }},
     {"vu.row16 with out past AM", [](VectorProgram& p) { p.op(Op::kVuRow16, kEnd - 3, 0); }},
     {"vu.add16 with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuAdd16, 0, 100); }},
     {"vu.add16 with VL 4097", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4097).op(Op::kVuAdd16, 0, 10000); }},
@@ -871,6 +1025,9 @@ TEST(VectorUnitTraps, TheTrapCasesSetupIsLegal) {
   for (Op op : {Op::kVuMatvec16, Op::kVuMatvec32, Op::kVuRow16}) program.op(op, 100, 0);
   for (Op op : {Op::kVuAdd16, Op::kVuMul16, Op::kVuRmsnorm, Op::kVuAttend}) program.op(op, 1000, 0);
   program.op(Op::kVuSilu, 0).op(Op::kVuRope, 0, 1000).op(Op::kVuArgmax, 0, 0, kT1);
+  // The extreme multipliers are legal, and vu.row16 reads only its own row's pair.
+  program.wput(0, 0).wput(8, 255).op(Op::kVuMatvec16, 100, 0).op(Op::kVuMatvec32, 100, 0);
+  program.wput(3 * 8, 256).op(Op::kVuRow16, 100, 0);
   Emulator emulator(program.image());
   EXPECT_EQ(emulator.run(10'000'000, ignore_console).reason, StopReason::kExited);
 }
