@@ -20,6 +20,7 @@ constexpr std::uint32_t kMaxCount = 4096;                // VL as rows or elemen
 constexpr std::uint32_t kMaxColumns = 512;               // a matrix's COLS (STORY_MAX_DOT)
 constexpr std::uint32_t kMaxNormLength = 512;            // vu.rmsnorm's VL (STORY_MAX_DOT)
 constexpr std::uint32_t kMaxPositions = 512;             // vu.attend's VL
+constexpr std::uint32_t kAttentionBlock = 32;            // positions vu.attend takes at a time
 constexpr std::uint32_t kMaxHeadSize = 512;              // HS
 constexpr std::uint32_t kMinShift = 1, kMaxShift = 62;  // a requantisation pair's shift
 constexpr std::uint32_t kMaxMultiplier = 255;           // and its multiplier, from 0
@@ -32,7 +33,7 @@ constexpr int kFracQ = 7;       // queries and keys
 constexpr int kFracScore = 16;  // attention scores
 constexpr int kFracProb = 15;   // exp outputs and attention weights
 constexpr int kFracRope = 14;   // the cos and sin tables
-constexpr std::int32_t kLowestExpInput = -(1 << 20);
+constexpr std::int64_t kLowestExpInput = -(1 << 20);
 
 using Int128 = __int128;
 
@@ -62,33 +63,48 @@ std::int64_t requantise(std::int64_t acc, std::int32_t multiplier, std::int32_t 
   return round_shift(acc * multiplier, shift);
 }
 
-// E[k] = round(2^(−k/64) · 2^24), k = 0..64: the points exp_q15 interpolates between.
-std::array<std::int32_t, 65> make_exp2_table() {
-  std::array<std::int32_t, 65> table{};
-  for (int k = 0; k <= 64; ++k) table[k] = static_cast<std::int32_t>(std::lround(std::exp2(24.0 - k / 64.0)));
+// The powers 2^(−k/32) in Q15, k = 0..31: round(2^(15 − k/32)), in long double (no value lies
+// within 0.005 of a half).
+std::array<std::uint16_t, VectorUnit::kExp2Entries> make_exp2_table() {
+  std::array<std::uint16_t, VectorUnit::kExp2Entries> table{};
+  for (std::size_t k = 0; k < table.size(); ++k)
+    table[k] = static_cast<std::uint16_t>(std::llround(std::exp2(15.0L - static_cast<long double>(k) / 32)));
   return table;
 }
-const std::array<std::int32_t, 65> kExp2Table = make_exp2_table();
+const std::array<std::uint16_t, VectorUnit::kExp2Entries> kExp2 = make_exp2_table();
 
-// exp(x / 2^16) in Q15 for x <= 0 (story_exp_q15): 2^(−t) with t = −x·log2(e) in Q16, its
-// fraction's 64ths interpolated in the table and its whole part a shift.
-std::int32_t exp_q15(std::int32_t x) {
-  constexpr std::int64_t kLog2eQ16 = 94548;
-  x = std::max(x, kLowestExpInput);
-  const std::int64_t t = round_shift(-std::int64_t{x} * kLog2eQ16, 16);
-  const std::int64_t whole = t >> 16;
-  if (whole >= 16) return 0;
-  const auto index = static_cast<std::size_t>((t >> 10) & 63);
-  const std::int64_t fraction = t & 1023;
-  const std::int64_t step = kExp2Table[index] - kExp2Table[index + 1];
-  const std::int64_t point = kExp2Table[index] - round_shift(step * fraction, 10);
-  return static_cast<std::int32_t>(round_shift(point, 24 - kFracProb + static_cast<int>(whole)));
+// 2^(x / 2^16) in Q15 for x <= 0 (story_exp2_q15): −x in 32nds, its whole part a shift of the table's
+// entry for the fraction; 0 from 2^−16 down.
+std::int64_t exp2_q15(std::int64_t x) {
+  const std::int64_t u = round_shift(-std::max(x, kLowestExpInput), 11);
+  const std::int64_t whole = u >> 5;
+  if (whole > 15) return 0;
+  const std::int64_t entry = kExp2[static_cast<std::size_t>(u & 31)];
+  return whole == 0 ? entry : round_shift(entry, static_cast<int>(whole));
 }
 
-// ⌊(2^30 + ⌊d/2⌋) / d⌋: 2^30 / d rounded, d > 0.
-std::int64_t rounded_reciprocal_q30(std::uint64_t divisor) {
-  return static_cast<std::int64_t>(((std::uint64_t{1} << 30) + divisor / 2) / divisor);
+// The reciprocals of the softmax's sums: a sum S with ⌊log2 S⌋ = L falls in bucket j = ⌊S / 2^(L−8)⌋ −
+// 256 of [0, 255], whose entry round(2^15 / √((1 + j/256)(1 + (j+1)/256))) = round(2^23 / √P), P =
+// (256 + j)(257 + j), is 2^(15+L) / S at the geometric mean of the bucket's ends. Found exactly in
+// integers: r is that rounding when (2r − 1)² · P < 2^48 < (2r + 1)² · P (never equal: P is no power
+// of two).
+std::array<std::uint16_t, VectorUnit::kReciprocalEntries> make_reciprocal_table() {
+  std::array<std::uint16_t, VectorUnit::kReciprocalEntries> table{};
+  const Int128 bound = Int128{1} << 48;
+  for (std::uint32_t j = 0; j < table.size(); ++j) {
+    const Int128 product = Int128{256 + j} * (257 + j);
+    auto below = [&](std::uint32_t r) {  // (2r − 1)² · P < 2^48: r − 1/2 lies below the value
+      const Int128 odd = 2 * Int128{r} - 1;
+      return odd * odd * product < bound;
+    };
+    std::uint32_t r = 1;  // the entries lie in [2^14, 2^15]: the largest r below, by bisection
+    for (std::uint32_t step = 1u << 15; step != 0; step >>= 1)
+      if (below(r + step)) r += step;
+    table[j] = static_cast<std::uint16_t>(r);
+  }
+  return table;
 }
+const std::array<std::uint16_t, VectorUnit::kReciprocalEntries> kReciprocal = make_reciprocal_table();
 
 // The inverse roots of RMSNorm's buckets: the mean square normalised to v in [2^28, 2^30] falls in
 // bucket b = ⌊v / 2^22⌋ (at most 255), b in [64, 255], whose entry is 2^30 / √v at the geometric
@@ -161,6 +177,10 @@ std::span<const std::uint16_t, VectorUnit::kInverseRootEntries> VectorUnit::inve
 }
 
 std::span<const std::int16_t, VectorUnit::kSiluPoints> VectorUnit::silu_table() { return kSilu; }
+
+std::span<const std::uint16_t, VectorUnit::kExp2Entries> VectorUnit::exp2_table() { return kExp2; }
+
+std::span<const std::uint16_t, VectorUnit::kReciprocalEntries> VectorUnit::reciprocal_table() { return kReciprocal; }
 
 VectorUnit::VectorUnit(bool present)
     : weights_(present ? kWeightBytes : 0), activations_(present ? kActivationElements : 0) {}
@@ -362,8 +382,17 @@ bool VectorUnit::rope(std::uint32_t x, std::uint32_t cos_address) {
   return true;
 }
 
+// The running softmax of one attention head: the largest score so far, the sum of the powers and
+// the weighted values, each term scaled to 2^(score − largest) in Q15.
+struct SoftmaxSums {
+  std::int64_t largest = 0, sum = 0;
+  std::vector<std::int64_t> weighted;
+};
+
 // One attention head (story_attention_head): VL positions, position t's key at AM[SRC + t·COLS] and
-// value at AM[AUX + t·COLS], HS elements each; the query at AM[q] and the output at AM[out].
+// value at AM[AUX + t·COLS], HS elements each; the query at AM[q] and the output at AM[out]. The
+// softmax is in base 2, taken over blocks of kAttentionBlock positions: each block's sums against its
+// own largest score, merged into the running sums by scaling both to the larger of the two largest.
 bool VectorUnit::attend(std::uint32_t out, std::uint32_t q) {
   const std::uint32_t positions = count(), stride = registers_[kCols], head_size = registers_[kHs];
   const std::uint32_t keys = registers_[kSrc], values = registers_[kAux];
@@ -372,28 +401,44 @@ bool VectorUnit::attend(std::uint32_t out, std::uint32_t q) {
   if (!in_activations(keys, span) || !in_activations(values, span) || !in_activations(q, head_size) ||
       !in_activations(out, head_size))
     return false;
-  std::array<std::int64_t, kMaxPositions> weight{};  // scores, then exp values, then Q15 weights
-  std::int64_t highest = std::numeric_limits<std::int64_t>::min();
-  for (std::uint32_t t = 0; t < positions; ++t) {
+  auto score = [&](std::uint32_t t) {
     const std::int16_t* key = activations_.data() + keys + std::uint64_t{t} * stride;
     std::int64_t dot = 0;
     for (std::uint32_t i = 0; i < head_size; ++i) dot += std::int64_t{activations_[q + i]} * key[i];
-    weight[t] = to_int32(dot * (std::int64_t{1} << (kFracScore - 2 * kFracQ)));  // exact: |dot| <= 2^39
-    highest = std::max(highest, weight[t]);
+    return std::int64_t{to_int32(dot * (std::int64_t{1} << (kFracScore - 2 * kFracQ)))};  // exact: |dot| <= 2^39
+  };
+  SoftmaxSums total;
+  for (std::uint32_t first = 0; first < positions; first += kAttentionBlock) {
+    const std::uint32_t end = std::min(positions, first + kAttentionBlock);
+    SoftmaxSums block{std::numeric_limits<std::int64_t>::min(), 0, std::vector<std::int64_t>(head_size)};
+    std::array<std::int64_t, kAttentionBlock> scores{};
+    for (std::uint32_t t = first; t < end; ++t) block.largest = std::max(block.largest, scores[t - first] = score(t));
+    for (std::uint32_t t = first; t < end; ++t) {
+      const std::int64_t power = exp2_q15(scores[t - first] - block.largest);
+      block.sum += power;
+      for (std::uint32_t i = 0; i < head_size; ++i)
+        block.weighted[i] += power * activations_[values + std::uint64_t{t} * stride + i];
+    }
+    if (first == 0) {
+      total = std::move(block);
+      continue;
+    }
+    const std::int64_t largest = std::max(total.largest, block.largest);
+    const std::int64_t keep = exp2_q15(total.largest - largest), add = exp2_q15(block.largest - largest);
+    auto merge = [&](std::int64_t kept, std::int64_t added) {
+      return round_shift(kept * keep, kFracProb) + round_shift(added * add, kFracProb);
+    };
+    total.sum = merge(total.sum, block.sum);
+    for (std::uint32_t i = 0; i < head_size; ++i) total.weighted[i] = merge(total.weighted[i], block.weighted[i]);
+    total.largest = largest;
   }
-  std::uint64_t sum = 0;
-  for (std::uint32_t t = 0; t < positions; ++t) {
-    weight[t] = exp_q15(static_cast<std::int32_t>(std::max(weight[t] - highest, std::int64_t{kLowestExpInput})));
-    sum += static_cast<std::uint64_t>(weight[t]);
-  }
-  const std::int64_t reciprocal = rounded_reciprocal_q30(sum);  // sum >= 2^15: the highest score's exp is 1
-  for (std::uint32_t t = 0; t < positions; ++t) weight[t] = round_shift(weight[t] * reciprocal, kFracProb);
+  // The sum is at least 2^15 (the largest score's power), so its top bit L >= 15 and the bucket is the
+  // eight bits below it.
+  const int top = std::bit_width(static_cast<std::uint64_t>(total.sum)) - 1;
+  const std::int64_t reciprocal = kReciprocal[static_cast<std::size_t>((total.sum >> (top - 8)) - 256)];
   result_.resize(head_size);
-  for (std::uint32_t i = 0; i < head_size; ++i) {
-    std::int64_t acc = 0;
-    for (std::uint32_t t = 0; t < positions; ++t) acc += weight[t] * activations_[values + std::uint64_t{t} * stride + i];
-    result_[i] = to_activation(round_shift(acc, kFracProb));
-  }
+  for (std::uint32_t i = 0; i < head_size; ++i)
+    result_[i] = to_activation(round_shift(total.weighted[i] * reciprocal, kFracProb + top));
   write_result(out);
   return true;
 }

@@ -20,11 +20,13 @@ class VectorUnit {
   // The configuration registers, numbered as the funct7 of the vu.set* that writes them.
   enum Register : int { kVl, kCols, kSrc, kAux, kHs };
   static constexpr int kRegisterCount = 5;
-  // The tables vu.rmsnorm and vu.silu read (STORY_RSQRT and STORY_SILU), computed from their
-  // definitions in story_ops.h.
-  static constexpr std::size_t kInverseRootEntries = 192, kSiluPoints = 65;
+  // The tables vu.rmsnorm, vu.silu and vu.attend read (STORY_RSQRT, STORY_SILU, STORY_EXP2 and
+  // STORY_RECIP), computed from their definitions in story_ops.h.
+  static constexpr std::size_t kInverseRootEntries = 192, kSiluPoints = 65, kExp2Entries = 32, kReciprocalEntries = 256;
   static std::span<const std::uint16_t, kInverseRootEntries> inverse_root_table();
   static std::span<const std::int16_t, kSiluPoints> silu_table();
+  static std::span<const std::uint16_t, kExp2Entries> exp2_table();
+  static std::span<const std::uint16_t, kReciprocalEntries> reciprocal_table();
 
   // Without the unit (`present` false) the memories are empty and every vu.* is illegal.
   explicit VectorUnit(bool present);

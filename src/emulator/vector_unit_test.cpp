@@ -511,6 +511,12 @@ TEST(VectorUnit, TablesEqualTheReferenceConstants) {
     EXPECT_EQ(VectorUnit::inverse_root_table()[i], STORY_RSQRT[i]) << "inverse root of bucket " << i + 64;
   for (std::size_t j = 0; j < STORY_SILU_POINTS; ++j)
     EXPECT_EQ(VectorUnit::silu_table()[j], STORY_SILU[j]) << "SiLU point " << j;
+  static_assert(VectorUnit::kExp2Entries == STORY_EXP2_ENTRIES);
+  for (std::size_t k = 0; k < STORY_EXP2_ENTRIES; ++k)
+    EXPECT_EQ(VectorUnit::exp2_table()[k], STORY_EXP2[k]) << "2^(-" << k << "/32)";
+  static_assert(VectorUnit::kReciprocalEntries == STORY_RECIP_ENTRIES);
+  for (std::size_t j = 0; j < STORY_RECIP_ENTRIES; ++j)
+    EXPECT_EQ(VectorUnit::reciprocal_table()[j], STORY_RECIP[j]) << "reciprocal of bucket " << j;
 }
 
 // Every int16 input: the program puts −32768..32767 into AM and applies vu.silu 4096 at a time.

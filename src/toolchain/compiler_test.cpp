@@ -125,7 +125,7 @@ TEST(Compiler, TheVectorUnitsMapDefinesTheUnitForItsHeader) {
       "#endif\n"
       "int main(void) {\n"
       "  vu_put(0, 30000); vu_put(1, -5); vu_put(2, 10000); vu_put(3, 7);\n"
-      "  vu_set_vl(2); vu_add16(0, 2);\n"  // saturates to 32767; -5 + 7 = 2
+      "  vu_set_vl(2); vu_add16(0, 2);\n"  // saturates to 4095 (13 bits); -5 + 7 = 2
       "  for (int i = 0; i < 6; i++) vu_put(10 + i, i % 2 ? 0 : 5 + 2 * (i > 0));\n"  // int32 5, 7, 7
       "  vu_set_vl(3);\n"
       "  printf(\"%d %d %d\\n\", (int)vu_get(0), (int)vu_get(1), (int)vu_argmax(10));\n"
@@ -137,7 +137,7 @@ TEST(Compiler, TheVectorUnitsMapDefinesTheUnitForItsHeader) {
   compile_program({.sources = {source}, .output = elf, .optimization_level = 2, .map = program::kEmulatorVectorMap,
                    .verbose = false});
   Outcome outcome = run(program::load_elf_file(elf, program::kEmulatorVectorMap));
-  EXPECT_EQ(outcome.console, "32767 2 1\n749 -244\n");  // SiLU of 1 and −2 in Q10: story_silu's
+  EXPECT_EQ(outcome.console, "4095 2 1\n902 -37\n");  // SiLU of 2 and −4 in Q9: story_silu's
   EXPECT_EQ(outcome.result.reason, emulator::StopReason::kExited);
   EXPECT_THAT(compile_error({.sources = {source}, .output = elf, .optimization_level = 2, .map = kRvformerMap,
                              .verbose = false}),
