@@ -2,6 +2,7 @@
 #include "circuit/circuit.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "support/error.h"
 
@@ -53,8 +54,10 @@ SignalId Circuit::add_delay(SignalId input, std::string name, int ago) {
   return output;
 }
 
-SignalId Circuit::add_stored_levels_signal(std::string name) {
-  SignalId id = add_signal(std::move(name), SignalSource::Neurons, 0, 4);
+SignalId Circuit::add_stored_levels_signal(std::string name, double max_level) {
+  if (max_level < 4 || max_level > kMaxStoredLevel || std::exp2(std::round(std::log2(max_level))) != max_level)
+    fail("circuit: stored levels of {} go up to {}, not a power of two from 4 to {}", name, max_level, kMaxStoredLevel);
+  SignalId id = add_signal(std::move(name), SignalSource::Neurons, 0, max_level);
   signals_[id].stored_levels = true;
   return id;
 }

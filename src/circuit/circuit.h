@@ -55,8 +55,9 @@ struct Signal {
   double min;  // declared value range, checked by the evaluator
   double max;
   double quantum = 1;  // every value is a multiple of it (a power of two)
-  // Stored levels: a neuron signal with values in {0, 1, 2, 4} that only bank lanes read, held in
-  // the residual as that many stored units (V each), so that a lane can keep two bits.
+  // Stored levels: a neuron signal with values 0 or a power of two up to `max` that only bank lanes
+  // read, held in the residual as that many stored units (V each), so that a lane keeps several
+  // bits: {0, 1, 2, 4} are two, up to 64 three, up to 2^14 four.
   bool stored_levels = false;
 };
 
@@ -79,6 +80,13 @@ inline constexpr int kBankLanesPerHalf = 126;  // 128 value lanes minus two norm
 // where it stores a 1, its terms' absolute values, constant included, may add up to at most 3.
 // (A 0 lands at V − Y or below, far under SiLU's zero point, so rounding there cannot matter.)
 inline constexpr double kLaneMagnitudeLimit = 3;
+// The largest stored level a lane may hold (four bits a lane: 0 and the powers 2^0 .. 2^14).
+inline constexpr double kMaxStoredLevel = 16384;
+// A write replaces a lane's value v by w as v + (w − v) in float32: exact when w ≥ v or w = 0, and
+// otherwise when v − w is m·2^e with an odd m at most 5 (V has 22 significant bits): true between
+// bits and between the levels 0, 1, 2, 4, not from 64 down to 1. Lanes of wider levels are cleared
+// (written 0) before they are written lower.
+inline constexpr double kMaxOverwriteStep = 5;
 
 // Which row a port addresses: a one-hot select over the rows, or the row's number in binary. The
 // port is active only when every match literal and every condition (a 0/1 form) is 1; otherwise it selects nothing (a
@@ -104,7 +112,7 @@ struct BankWrite {
   // {0, 1/2, 1}: 0 keeps the row, 1 overwrites it, 1/2 moves every lane half-way to the new value.
   LinearForm beta[kBankHalves];
   // New lane values: a bit form — an integer form at most 1, stored as its positive part, so
-  // Σ literals − (n − 1) stores their AND — or a form of stored-levels signals (0, 1, 2 or 4).
+  // Σ literals − (n − 1) stores their AND — or a form of stored-levels signals (0 or a power of two).
   std::vector<LinearForm> lanes[kBankHalves];
   // Rows below it are never written (their key lanes stay zero): x0 of a register file.
   int first_written_row = 0;
@@ -156,8 +164,9 @@ class Circuit {
   int add_bank(Bank bank);
   Bank& bank(int index) { return banks_[index]; }
   SignalId add_delay(SignalId input, std::string name, int ago = 1);
-  // A neuron signal holding stored levels (Signal::stored_levels).
-  SignalId add_stored_levels_signal(std::string name);
+  // A neuron signal holding stored levels (Signal::stored_levels): 0 or a power of two up to
+  // max_level, itself a power of two from 4 to kMaxStoredLevel.
+  SignalId add_stored_levels_signal(std::string name, double max_level = 4);
   void add_token_family(TokenFamily family);
   // Output signals are the ones the LM head reads; they must hold their final value at pass end.
   // An output neuron signal may be written by several units in different layers (their

@@ -49,6 +49,18 @@ bool is_multiple(double value, double quantum) {
   return ratio == std::nearbyint(ratio);
 }
 
+// The delta rule overwrites a lane holding v with w as v + fl(w − v) in float32 (units of V, whose
+// significand is even). That is w exactly when w ≥ v (the rounding of w − v is at most half an ulp
+// of w, ties to even), when w = 0, and when v − w is exact: m·2^e with an odd m up to
+// kMaxOverwriteStep. Between 64 and 1, say, it is not.
+bool exact_overwrite(double old_value, double new_value) {
+  if (new_value >= old_value || new_value == 0) return true;
+  double step = old_value - new_value;  // its odd part: scaled by powers of two to an odd integer
+  while (step != std::floor(step)) step *= 2;
+  while (std::fmod(step, 2) == 0) step /= 2;
+  return step <= kMaxOverwriteStep;
+}
+
 }  // namespace
 
 Evaluator::Evaluator(const Circuit& circuit, bool check_margins) : circuit_(circuit), check_(check_margins) {
@@ -104,7 +116,8 @@ const std::vector<double>* Evaluator::values_ago(int ago) const {
   return &history_[ago - 1];
 }
 
-// A lane's terms all look back alike; a lane of stored-levels signals holds 0, 1, 2 or 4.
+// A lane's terms all look back alike; a lane of stored-levels signals holds 0 or a power of two up to
+// the largest its signals declare.
 double Evaluator::evaluate_lane(const LinearForm& form, const std::string& owner) const {
   if (form.empty()) return 0;
   int ago = form.front().ago;
@@ -126,8 +139,11 @@ double Evaluator::evaluate_lane(const LinearForm& form, const std::string& owner
          magnitude);
   double value = sum.value();
   if (levels) {
-    if (check_ && value != 0 && value != 1 && value != 2 && value != 4)
-      fail("circuit: bank {} lane gets {}, not 0, 1, 2 or 4", owner, value);
+    double highest = 0;
+    for (const Term& t : form) highest = std::max(highest, circuit_.signal(t.signal).max);
+    const bool power_of_two = value >= 1 && std::exp2(std::floor(std::log2(value))) == value;
+    if (check_ && value != 0 && !(power_of_two && value <= highest))
+      fail("circuit: bank {} lane gets {}, not 0 or a power of two up to {}", owner, value, highest);
     return value;
   }
   if (check_ && (value > 1 || value != std::floor(value)))
@@ -243,6 +259,9 @@ void Evaluator::run_bank(int index) {
           // Halving keeps exact values only for bits and the powers of two they halve into.
           if (check_ && beta != 1 && (value > 1 || cell > 1))
             fail("circuit: bank {} half {} is halved with stored levels above 1", bank.name, h);
+          if (check_ && beta == 1 && !exact_overwrite(cell, value))
+            fail("circuit: bank {} row {} half {} lane {} is overwritten from {} to {}, a step its encoding does not "
+                 "keep exact", bank.name, row, h, l, cell, value);
           cell = beta == 1 ? value : (cell + value) / 2;
         }
       }

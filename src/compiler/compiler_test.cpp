@@ -20,6 +20,7 @@
 #include "engine/checkpoint.h"
 #include "engine/fast_model.h"
 #include "engine/model.h"
+#include "support/error.h"
 
 namespace rvformer::compiler {
 namespace {
@@ -130,6 +131,90 @@ struct LookBackToy {
   std::uint32_t latched(int a) const { return c.token_id("LATCHED", a); }
   std::uint32_t levels(int a) const { return c.token_id("LEVELS", a); }
   std::uint32_t out(int value, int set_two_ago) const { return c.token_id("OUT", value + 16 * set_two_ago); }
+};
+
+// Lanes holding three and four bits as stored levels: 0 and the powers of two up to 64 and up to
+// 2^14, each in a half of its own so that each half gets its own balancing factor. PUT(r, s) stores
+// state s (0..15) in the wide lane of row r and state s mod 8 in the narrow one (state k > 0 as the
+// level 2^(k−1)); GET(r) reads both back and decodes each by thresholds at the powers of two into
+// OUT(wide, narrow); other tokens emit DONE.
+struct WideLevelsToy {
+  static constexpr int kRows = 8;
+  Circuit c;
+  SignalId is_put, is_get;
+  std::vector<SignalId> row, state;
+  std::vector<SignalId> wide, narrow;  // one-hot decoded states
+  SignalId done = 0;
+  int bank = -1;
+
+  WideLevelsToy() {
+    is_put = c.add_input("is_put");
+    is_get = c.add_input("is_get");
+    for (int i = 0; i < 3; ++i) row.push_back(c.add_input("row" + std::to_string(i)));
+    for (int i = 0; i < 4; ++i) state.push_back(c.add_input("state" + std::to_string(i)));
+    Gates g(c, "wide");
+    const SignalId wide_level = c.add_stored_levels_signal("wide.wide_level", 16384);
+    const SignalId narrow_level = c.add_stored_levels_signal("wide.narrow_level", 64);
+    for (int s = 1; s < 16; ++s) {
+      std::vector<Literal> spelled;
+      for (int i = 0; i < 4; ++i) spelled.push_back((s >> i) & 1 ? lit(state[i]) : nlit(state[i]));
+      g.add_all(wide_level, spelled, F(is_put), std::ldexp(1.0, s - 1));
+      if (s < 8) g.add_all(narrow_level, {spelled[0], spelled[1], spelled[2]}, F(is_put), std::ldexp(1.0, s - 1));
+    }
+    const SignalId read_wide = c.add_read_signal("wide.read_wide", 0, 16384);
+    const SignalId read_narrow = c.add_read_signal("wide.read_narrow", 0, 64);
+    Bank levels{"wide_levels", kRows};
+    levels.has_write = levels.has_read = true;
+    levels.write.row = {.one_hot = {}, .binary = row, .match = {}, .conditions = {F(is_put)}};
+    levels.write.beta[0] = levels.write.beta[1] = Form(1.0);
+    levels.write.lanes[0].push_back(F(narrow_level));
+    levels.write.lanes[1].push_back(F(wide_level));
+    levels.read.row = {.one_hot = {}, .binary = row, .match = {}, .conditions = {F(is_get)}};
+    levels.read.lanes[0].push_back({{read_narrow, 1}});
+    levels.read.lanes[1].push_back({{read_wide, 1}});
+    bank = c.add_bank(std::move(levels));
+    wide = decode(g, "wide", read_wide, 16);
+    narrow = decode(g, "narrow", read_narrow, 8);
+    done = g.copy("done", Form(1.0) - F(is_get));
+    c.mark_output(done);
+
+    c.add_token_family({"PUT", kRows * 16, [this](std::uint32_t i, const auto& set) {
+                          set(is_put, 1);
+                          for (int k = 0; k < 3; ++k) set(row[k], (i >> 4 >> k) & 1);
+                          for (int k = 0; k < 4; ++k) set(state[k], (i >> k) & 1);
+                        }, nullptr});
+    c.add_token_family({"GET", kRows, [this](std::uint32_t i, const auto& set) {
+                          set(is_get, 1);
+                          for (int k = 0; k < 3; ++k) set(row[k], (i >> k) & 1);
+                        }, nullptr});
+    c.add_token_family({"OUT", 16 * 8, nullptr, [this](std::uint32_t i, const auto& set) {
+                          set(wide[i % 16], 1);
+                          set(narrow[i / 16], 1);
+                        }});
+    c.add_token_family({"DONE", 1, nullptr, [this](std::uint32_t, const auto& set) { set(done, 1); }});
+  }
+
+  // The one-hot state of a read level while GET: state 0 below 1, state k where 2^(k−1) ≤ level < 2^k.
+  std::vector<SignalId> decode(Gates& g, const std::string& name, SignalId level, int states) {
+    std::vector<SignalId> at_least;  // [level ≥ 2^k]
+    for (int k = 0; k + 1 < states; ++k)
+      at_least.push_back(g.at_least(name + ".at_least" + std::to_string(k), F(level), std::ldexp(1.0, k)));
+    std::vector<SignalId> one_hot;
+    for (int s = 0; s < states; ++s) {
+      std::vector<Literal> literals{lit(is_get)};
+      if (s > 0) literals.push_back(lit(at_least[s - 1]));
+      if (s + 1 < states) literals.push_back(nlit(at_least[s]));
+      one_hot.push_back(g.all(name + ".state" + std::to_string(s), literals));
+      c.mark_output(one_hot.back());
+    }
+    return one_hot;
+  }
+
+  static double level(int state) { return state == 0 ? 0 : std::ldexp(1.0, state - 1); }
+  std::uint32_t put(int r, int s) const { return c.token_id("PUT", r * 16 + s); }
+  std::uint32_t get(int r) const { return c.token_id("GET", r); }
+  std::uint32_t out(int wide_state, int narrow_state) const { return c.token_id("OUT", narrow_state * 16 + wide_state); }
+  std::uint32_t done_token() const { return c.token_id("DONE"); }
 };
 
 class CompilerTest : public ::testing::Test {
@@ -303,6 +388,67 @@ TEST_F(CompilerTest, LookBackToyCompilesExactlyInBf16AndF32) {
   for (int row = 0; row < 8; ++row)
     for (int lane = 0; lane < 2; ++lane)
       EXPECT_EQ(head[row * kKeyDim + lane], static_cast<float>(kBitValue * e.lane(m.levels_bank, row, 0, lane)));
+}
+
+// Three and four bits a lane: every state written and read back through the compiled weights, in
+// BF16, on the dense and the fast path, reads back as written (an expectation the test keeps itself,
+// not the evaluator's), and the state holds exactly that many stored units V. A row is cleared (its
+// state 0 written) before it takes a lower level: the overwrite that the evaluator refuses below.
+TEST_F(CompilerTest, LanesHoldThreeAndFourBitsAsStoredLevels) {
+  WideLevelsToy m;
+  Placement placement;
+  auto dir = compile(m.c, placement);
+  engine::Model model = engine::Model::load(dir);
+  engine::FastModel fast = engine::FastModel::load(dir);
+  engine::State state = model.new_state();
+  engine::FastState fast_state = fast.new_state();
+  Evaluator e(m.c);
+  std::vector<int> stored(WideLevelsToy::kRows, 0);
+  std::mt19937 random(13);
+  std::vector<std::pair<int, int>> script;  // (row, state) to put, or (row, −1) to get
+  for (int s = 0; s < 16; ++s) {
+    const int r = s % WideLevelsToy::kRows;
+    if (s >= WideLevelsToy::kRows) script.push_back({r, 0});
+    script.push_back({r, s});
+    script.push_back({r, -1});
+  }
+  for (int i = 0; i < 300; ++i) {
+    const int r = static_cast<int>(random() % WideLevelsToy::kRows);
+    script.push_back({r, random() % 2 ? -1 : 0});  // a read, or a clear
+    script.push_back({r, static_cast<int>(random() % 16)});
+  }
+  std::vector<int> model_stored(WideLevelsToy::kRows, 0);
+  for (std::size_t step = 0; step < script.size(); ++step) {
+    auto [r, s] = script[step];
+    // Each lane only up from what it holds, or to 0.
+    if (s > 0 && (s < model_stored[r] || s % 8 < model_stored[r] % 8)) continue;
+    const std::uint32_t token = s >= 0 ? m.put(r, s) : m.get(r);
+    if (s >= 0) model_stored[r] = s;
+    const std::uint32_t expected = s >= 0 ? m.done_token() : m.out(model_stored[r], model_stored[r] % 8);
+    ASSERT_EQ(e.step(token), expected) << "step " << step;
+    ASSERT_EQ(model.decode_argmax(state, token), expected) << "step " << step;
+    ASSERT_EQ(fast.decode_argmax(fast_state, token), expected) << "step " << step;
+    ASSERT_EQ(engine::first_difference(fast_state.state(), state), std::nullopt) << "step " << step;
+  }
+  stored = model_stored;
+  const HeadSlot& slot = placement.bank_head[m.bank];
+  auto narrow = state.recurrent_head(slot.layer, 2 * slot.head), wide = state.recurrent_head(slot.layer, 2 * slot.head + 1);
+  for (int r = 0; r < WideLevelsToy::kRows; ++r) {
+    EXPECT_EQ(wide[r * kKeyDim], static_cast<float>(kBitValue * WideLevelsToy::level(stored[r]))) << "row " << r;
+    EXPECT_EQ(narrow[r * kKeyDim], static_cast<float>(kBitValue * WideLevelsToy::level(stored[r] % 8))) << "row " << r;
+  }
+  // From 64 (state 7) down to 1 (state 1) the delta rule's v + (w − v) is not exact: refused.
+  Evaluator strict(m.c);
+  strict.step(m.put(0, 7));
+  EXPECT_THROW(strict.step(m.put(0, 1)), Error);
+}
+
+// A stored-levels signal's largest level is a power of two from 4 to 2^14.
+TEST(StoredLevels, TheLargestLevelIsAPowerOfTwoUpToFourBits) {
+  Circuit c;
+  EXPECT_THROW(c.add_stored_levels_signal("three", 3), Error);
+  EXPECT_THROW(c.add_stored_levels_signal("too_wide", 32768), Error);
+  EXPECT_NO_THROW(c.add_stored_levels_signal("widest", 16384));
 }
 
 }  // namespace

@@ -237,10 +237,21 @@ class Emitter {
     for (int tap = 0; tap < 4; ++tap) t.conv.values[channel * 4 + tap] = tap == 3 - ago ? 1.0f : 0.0f;
   }
 
-  void emit_half_constants(GdnTensors& t, int head, int half) {
-    for (int lane = 0; lane < kKeyDim; ++lane) t.z.add_constant(value_column(head, half, lane), kGateZ);
+  // The balancing lanes and the gate z of a written half, both scaled by the half's balance factor
+  // (physical.h) so that a stored unit still reads out as 1.
+  void emit_half_constants(GdnTensors& t, int head, int half, double factor) {
+    for (int lane = 0; lane < kKeyDim; ++lane) t.z.add_constant(value_column(head, half, lane), kGateZ * factor);
     for (int lane = circuit::kBankLanesPerHalf; lane < kKeyDim; ++lane)
-      t.qkv.add_constant(value_row(head, half, lane), kBalanceValue);
+      t.qkv.add_constant(value_row(head, half, lane), kBalanceValue * factor);
+  }
+
+  // The largest value a half's lanes can hold: 1 for bits, a stored-levels signal's maximum.
+  double largest_stored_level(const std::vector<LinearForm>& lanes) const {
+    double largest = 1;
+    for (const LinearForm& form : lanes)
+      for (const circuit::Term& term : form)
+        if (c_.signal(term.signal).stored_levels) largest = std::max(largest, c_.signal(term.signal).max);
+    return largest;
   }
 
   // A stored bit: Y·form − (Y − V), which is V for a 1 and exactly −0 after SiLU for a 0. A form
@@ -260,7 +271,7 @@ class Emitter {
     if (bank.has_write) {
       emit_select(t, key_row(head, 0), bank.rows, bank.write.row, bank.write.first_written_row);
       for (int half = 0; half < circuit::kBankHalves; ++half) {
-        emit_half_constants(t, head, half);
+        emit_half_constants(t, head, half, balance_factor(largest_stored_level(bank.write.lanes[half])));
         // b = 256·β − 128 gives σ(b) exactly 0, 1/2 or 1.
         t.b.add_form(2 * head + half, bank.write.beta[half], kBetaSlope);
         t.b.add_constant(2 * head + half, -kBetaSlope / 2);
@@ -272,7 +283,7 @@ class Emitter {
     if (bank.has_read) {
       emit_select(t, query_row(head, 0), bank.rows, bank.read.row);
       for (int half = 0; half < circuit::kBankHalves; ++half) {
-        emit_half_constants(t, head, half);
+        emit_half_constants(t, head, half, balance_factor(largest_stored_level(bank.write.lanes[half])));
         const auto& lanes = bank.read.lanes[half];
         for (std::size_t lane = 0; lane < lanes.size(); ++lane)
           for (const circuit::Term& target : lanes[lane])
@@ -297,7 +308,7 @@ class Emitter {
         t.qkv.add_constant(key_row(head, 0), kOneHotLevel);
         t.qkv.add_constant(query_row(head, 0), kOneHotLevel);
         for (int half = 0; half < circuit::kBankHalves; ++half) {
-          emit_half_constants(t, head, half);
+          emit_half_constants(t, head, half, 1);  // delays hold bits
           t.b.add_constant(2 * head + half, kBetaSlope / 2);  // β = 1
         }
       }

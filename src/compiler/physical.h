@@ -3,6 +3,7 @@
 // docs/circuit-encoding.md derives each one.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <vector>
@@ -33,11 +34,16 @@ inline constexpr double kLaneGate = 272;
 // magnitudes add up to less than 2^24 · 2^-14 = 1024; with Y = 272 that holds for every form that
 // stores a 1 with terms of magnitude at most circuit::kLaneMagnitudeLimit = 3 (the worst case,
 // three unit terms and no constant: 3·272 + (272 − V) = 907).
-// Two balancing lanes per value head hold V·2^18, reading as 2^22: the mean square of a read-out is
-// then 2^38 whatever the data (126 lanes of up to 4 stored units read at most 126·64², below half
-// an ulp of 2^45), so the gated RMSNorm multiplies by exactly 2^-19.
+// Two balancing lanes per value head hold V·2^18·f, reading as 2^22·f: the mean square of a
+// read-out is then 2^38·f² whatever the data, so the gated RMSNorm multiplies by exactly 2^-19/f.
+// The data must not move it: 126 lanes of up to L stored units read at most 126·(16L)², which stays
+// below 2^20·f², half an ulp of one balancing lane's square (so any summation order gives the same
+// sum), when L ≤ 4f. So f = 1 for bits and levels up to 4, and f = L/4 for larger stored levels (a
+// power of two: the scaling is exact).
 inline const double kBalanceValue = kBitValue * 262144.0;
-// Gate z = 32 (SiLU(32) = 32) and norm weight 1024: a stored unit reads out as 16·2^-19·1024·32 = 1.
+inline double balance_factor(double largest_stored_level) { return std::max(1.0, largest_stored_level / 4); }
+// Gate z = 32·f (SiLU(32·f) = 32·f) and norm weight 1024: a stored unit reads out as
+// 16·(2^-19/f)·1024·32·f = 1.
 inline constexpr double kGateZ = 32;
 inline constexpr double kReadNormWeight = 1024;
 
