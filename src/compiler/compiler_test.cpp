@@ -233,6 +233,30 @@ class CompilerTest : public ::testing::Test {
   }
 };
 
+// A circuit compiled to BF16 weights, run three ways at once: the exact evaluator, the dense path
+// and the fast path.
+struct ThreeWays {
+  ThreeWays(const Circuit& circuit, const std::filesystem::path& dir)
+      : model(engine::Model::load(dir)), fast(engine::FastModel::load(dir)), dense_state(model.new_state()),
+        fast_state(fast.new_state()), evaluator(circuit) {}
+  // Feeds `token` to all three; true when they emit the same token, `next`, and the fast path's
+  // State is the dense path's bit for bit.
+  ::testing::AssertionResult step(std::uint32_t token, std::uint32_t& next) {
+    next = evaluator.step(token);
+    const std::uint32_t by_dense = model.decode_argmax(dense_state, token), by_fast = fast.decode_argmax(fast_state, token);
+    if (by_dense != next || by_fast != next)
+      return ::testing::AssertionFailure() << "evaluator " << next << ", dense " << by_dense << ", fast " << by_fast;
+    if (engine::first_difference(fast_state.state(), dense_state))
+      return ::testing::AssertionFailure() << "the fast path's State differs from the dense path's";
+    return ::testing::AssertionSuccess();
+  }
+  engine::Model model;
+  engine::FastModel fast;
+  engine::State dense_state;
+  engine::FastState fast_state;
+  Evaluator evaluator;
+};
+
 // The residual leads with the constant dimensions its width balances (the width over their count a
 // power of 4) and the data sits after them, whatever base model it follows: also where the data
 // needs more constant dimensions than the first allocation left room for.
@@ -305,21 +329,13 @@ TEST_F(CompilerTest, CompiledWeightsMatchTheEvaluatorBitForBit) {
 TEST_F(CompilerTest, FastPathEmitsTheReferenceTokensAndStates) {
   ToyMachine m;
   Placement placement;
-  auto dir = compile(m.c, placement);
-  engine::Model model = engine::Model::load(dir);
-  engine::FastModel fast = engine::FastModel::load(dir);
-  engine::State reference = model.new_state();
-  engine::FastState state = fast.new_state();
-  Evaluator e(m.c);
-
+  ThreeWays run(m.c, compile(m.c, placement));
   std::mt19937 random(5);
   std::uint32_t token = m.write(3, 5);
   int since_write = 0;
   for (int step = 0; step < 150; ++step) {
-    const std::uint32_t expected = model.decode_argmax(reference, token);
-    ASSERT_EQ(e.step(token), expected) << "step " << step;
-    ASSERT_EQ(fast.decode_argmax(state, token), expected) << "step " << step;
-    ASSERT_EQ(engine::first_difference(state.state(), reference), std::nullopt) << "step " << step;
+    std::uint32_t expected = 0;
+    ASSERT_TRUE(run.step(token, expected)) << "step " << step;
     since_write = token < 128 ? 0 : since_write + 1;  // WRITE tokens come first in the vocabulary
     const int kind = since_write >= 2 ? 0 : static_cast<int>(random() % 3);  // the counter decodes n < 4
     if (kind == 0) token = m.write(random() % 8, random() % 16);
@@ -328,7 +344,7 @@ TEST_F(CompilerTest, FastPathEmitsTheReferenceTokensAndStates) {
   }
   // The model did its work on the fast paths: most value heads idle, the bank heads sparse, repeated
   // addresses and signals recalled from the memos.
-  const auto& counters = fast.counters();
+  const auto& counters = run.fast.counters();
   EXPECT_GT(counters.gated_delta_net.idle_heads, counters.gated_delta_net.sparse_heads);
   EXPECT_GT(counters.gated_delta_net.sparse_heads, 0u);
   EXPECT_EQ(counters.gated_delta_net.reference_heads, 0u);
@@ -397,13 +413,7 @@ TEST_F(CompilerTest, LookBackToyCompilesExactlyInBf16AndF32) {
 TEST_F(CompilerTest, LanesHoldThreeAndFourBitsAsStoredLevels) {
   WideLevelsToy m;
   Placement placement;
-  auto dir = compile(m.c, placement);
-  engine::Model model = engine::Model::load(dir);
-  engine::FastModel fast = engine::FastModel::load(dir);
-  engine::State state = model.new_state();
-  engine::FastState fast_state = fast.new_state();
-  Evaluator e(m.c);
-  std::vector<int> stored(WideLevelsToy::kRows, 0);
+  ThreeWays run(m.c, compile(m.c, placement));
   std::mt19937 random(13);
   std::vector<std::pair<int, int>> script;  // (row, state) to put, or (row, −1) to get
   for (int s = 0; s < 16; ++s) {
@@ -417,22 +427,19 @@ TEST_F(CompilerTest, LanesHoldThreeAndFourBitsAsStoredLevels) {
     script.push_back({r, random() % 2 ? -1 : 0});  // a read, or a clear
     script.push_back({r, static_cast<int>(random() % 16)});
   }
-  std::vector<int> model_stored(WideLevelsToy::kRows, 0);
+  std::vector<int> stored(WideLevelsToy::kRows, 0);
   for (std::size_t step = 0; step < script.size(); ++step) {
     auto [r, s] = script[step];
     // Each lane only up from what it holds, or to 0.
-    if (s > 0 && (s < model_stored[r] || s % 8 < model_stored[r] % 8)) continue;
-    const std::uint32_t token = s >= 0 ? m.put(r, s) : m.get(r);
-    if (s >= 0) model_stored[r] = s;
-    const std::uint32_t expected = s >= 0 ? m.done_token() : m.out(model_stored[r], model_stored[r] % 8);
-    ASSERT_EQ(e.step(token), expected) << "step " << step;
-    ASSERT_EQ(model.decode_argmax(state, token), expected) << "step " << step;
-    ASSERT_EQ(fast.decode_argmax(fast_state, token), expected) << "step " << step;
-    ASSERT_EQ(engine::first_difference(fast_state.state(), state), std::nullopt) << "step " << step;
+    if (s > 0 && (s < stored[r] || s % 8 < stored[r] % 8)) continue;
+    if (s >= 0) stored[r] = s;
+    std::uint32_t next = 0;
+    ASSERT_TRUE(run.step(s >= 0 ? m.put(r, s) : m.get(r), next)) << "step " << step;
+    ASSERT_EQ(next, s >= 0 ? m.done_token() : m.out(stored[r], stored[r] % 8)) << "step " << step;
   }
-  stored = model_stored;
   const HeadSlot& slot = placement.bank_head[m.bank];
-  auto narrow = state.recurrent_head(slot.layer, 2 * slot.head), wide = state.recurrent_head(slot.layer, 2 * slot.head + 1);
+  auto narrow = run.dense_state.recurrent_head(slot.layer, 2 * slot.head);
+  auto wide = run.dense_state.recurrent_head(slot.layer, 2 * slot.head + 1);
   for (int r = 0; r < WideLevelsToy::kRows; ++r) {
     EXPECT_EQ(wide[r * kKeyDim], static_cast<float>(kBitValue * WideLevelsToy::level(stored[r]))) << "row " << r;
     EXPECT_EQ(narrow[r * kKeyDim], static_cast<float>(kBitValue * WideLevelsToy::level(stored[r] % 8))) << "row " << r;
