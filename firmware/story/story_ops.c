@@ -127,8 +127,9 @@ void story_attention_head(int16_t* out, const int16_t* q, const int16_t* keys, c
   /* The running sums for at most 512 values per position (the blob's limit on head_size). */
   int64_t total[512], block[512];
   int32_t score[STORY_ATTENTION_BLOCK];
-  int32_t running_max = 0;
+  int32_t running_max = INT32_MIN;
   int64_t running_sum = 0;
+  for (int i = 0; i < head_size; ++i) total[i] = 0;
   for (int first = 0; first < len; first += STORY_ATTENTION_BLOCK) {
     const int count = len - first < STORY_ATTENTION_BLOCK ? len - first : STORY_ATTENTION_BLOCK;
     int32_t max = INT32_MIN;
@@ -146,12 +147,6 @@ void story_attention_head(int16_t* out, const int16_t* q, const int16_t* keys, c
       const int16_t* v = values + (long)(first + t) * stride;
       sum += e;
       for (int i = 0; i < head_size; ++i) block[i] += (int64_t)e * v[i];
-    }
-    if (first == 0) {
-      running_max = max;
-      running_sum = sum;
-      for (int i = 0; i < head_size; ++i) total[i] = block[i];
-      continue;
     }
     const int32_t new_max = max > running_max ? max : running_max;
     const int64_t old_scale = exp2_of_difference((int64_t)running_max - new_max);

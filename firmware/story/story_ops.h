@@ -114,10 +114,11 @@ void story_rope(int16_t* x, const int16_t* cos, const int16_t* sin, int n, int h
  *   per block b (positions B*b .. min(B*b + B, len) - 1):
  *     m_b = max_t score_t;  e_t = story_exp2_q15(max(score_t - m_b, -2^20))
  *     S_b = sum_t e_t;  A_b[i] = sum_t e_t * v_t[i]                              (exact)
- *   the first block sets M = m_0, S = S_0, A = A_0; each later block, with M' = max(M, m_b),
- *     a = story_exp2_q15(M - M'), c = story_exp2_q15(m_b - M'):
+ *   from M = -2^31, S = 0, A = 0, each block in turn, with M' = max(M, m_b),
+ *     a = story_exp2_q15(max(M - M', -2^20)), c = story_exp2_q15(m_b - M'):
  *     S = round_shift(S * a, 15) + round_shift(S_b * c, 15)
  *     A[i] = round_shift(A[i] * a, 15) + round_shift(A_b[i] * c, 15);  M = M'
+ *   (the first block's c is 2^15, so it is taken as it is)
  *   L = floor(log2 S) (S >= 2^15);  j = floor(S / 2^(L - 8)) - 256       (in [0, 255])
  *   R = STORY_RECIP[j] = round(2^15 / sqrt((1 + j/256) * (1 + (j+1)/256)))   (about 2^(15+L) / S)
  *   out[i] = sat13(round_shift(A[i] * R, 15 + L))                       (the values' format) */

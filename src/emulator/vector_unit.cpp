@@ -407,21 +407,21 @@ bool VectorUnit::attend(std::uint32_t out, std::uint32_t q) {
     for (std::uint32_t i = 0; i < head_size; ++i) dot += std::int64_t{activations_[q + i]} * key[i];
     return std::int64_t{to_int32(dot * (std::int64_t{1} << (kFracScore - 2 * kFracQ)))};  // exact: |dot| <= 2^39
   };
-  SoftmaxSums total;
+  // The running sums start empty, at the lowest score: the first block's merge takes it as it is.
+  SoftmaxSums total{std::numeric_limits<std::int32_t>::min(), 0, std::vector<std::int64_t>(head_size)};
+  SoftmaxSums block{0, 0, std::vector<std::int64_t>(head_size)};
+  std::array<std::int64_t, kAttentionBlock> scores{};
   for (std::uint32_t first = 0; first < positions; first += kAttentionBlock) {
     const std::uint32_t end = std::min(positions, first + kAttentionBlock);
-    SoftmaxSums block{std::numeric_limits<std::int64_t>::min(), 0, std::vector<std::int64_t>(head_size)};
-    std::array<std::int64_t, kAttentionBlock> scores{};
+    block.largest = std::numeric_limits<std::int64_t>::min();
+    block.sum = 0;
+    std::fill(block.weighted.begin(), block.weighted.end(), 0);
     for (std::uint32_t t = first; t < end; ++t) block.largest = std::max(block.largest, scores[t - first] = score(t));
     for (std::uint32_t t = first; t < end; ++t) {
       const std::int64_t power = exp2_q15(scores[t - first] - block.largest);
       block.sum += power;
       for (std::uint32_t i = 0; i < head_size; ++i)
         block.weighted[i] += power * activations_[values + std::uint64_t{t} * stride + i];
-    }
-    if (first == 0) {
-      total = std::move(block);
-      continue;
     }
     const std::int64_t largest = std::max(total.largest, block.largest);
     const std::int64_t keep = exp2_q15(total.largest - largest), add = exp2_q15(block.largest - largest);
