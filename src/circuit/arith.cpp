@@ -229,6 +229,84 @@ std::vector<Form> carry_eights(Gates& g, const std::string& name, const std::vec
   return out;
 }
 
+namespace {
+
+// A two-stage carry-lookahead add of column digits of at most 2 (up to 64 columns).
+class CarryLookahead {
+ public:
+  CarryLookahead(Gates& g, std::vector<SignalId> digits);
+  // Adds bit i of Σ 2^n·digit_n into `out` when `select` (a 0/1 form) is 1.
+  void add_bit(Gates& g, SignalId out, int i, const Form& select) const;
+
+ private:
+  Form carry_into(int i) const;
+  std::vector<SignalId> digits_;
+  std::vector<Form> chunk_digit_;
+};
+
+// Column counts reduced to digits of at most 2: large counts carry their eights, then rounds of
+// rewriting in binary, one stage each.
+std::vector<SignalId> reduce_columns(Gates& g, std::vector<Form> columns, std::vector<int> max) {
+  if (*std::max_element(max.begin(), max.end()) > 127) columns = carry_eights(g, "eights", columns, max);
+  std::vector<SignalId> digits;
+  int round = 0;
+  do {
+    digits = rewrite_counts(g, "digits" + std::to_string(++round), columns, max);
+    columns = forms_of(digits);
+  } while (*std::max_element(max.begin(), max.end()) > 2);
+  return digits;
+}
+
+// Stage 1: per 16-column chunk j with value V_j = Σ 2^(n−16j)·digit_n < 2^17, whether it generates
+// a carry (V ≥ 2^16) or propagates one (V = 2^16 − 1); d_j = 2·generate + propagate.
+CarryLookahead::CarryLookahead(Gates& g, std::vector<SignalId> digits) : digits_(std::move(digits)) {
+  int chunks = static_cast<int>(digits_.size() + 15) / 16;
+  if (chunks > 4) fail("circuit: a carry-lookahead over {} columns would not be exact", digits_.size());
+  for (int j = 0; j < chunks; ++j) {
+    Form value;
+    for (int n = 16 * j; n < std::min<int>(16 * j + 16, digits_.size()); ++n) value += F(digits_[n]) * std::ldexp(1.0, n - 16 * j);
+    SignalId generate = g.at_least(indexed("generate", j), value, 65536);
+    SignalId propagate = g.equals(indexed("propagate", j), value, 65535);
+    chunk_digit_.push_back(2 * F(generate) + F(propagate));
+  }
+}
+
+// The carry into bit i of chunk k is [2^(k+1)·X + Y ≥ 0], X = (chunk bits below i) − (2^i' − 1),
+// Y = Σ_{j<k} 2^j d_j − 2^k: X ≥ 1 carries, X = 0 passes the chunk's carry in (Y ≥ 0), and
+// |Y| < 2^(k+1).
+Form CarryLookahead::carry_into(int i) const {
+  int k = std::min(i / 16, static_cast<int>(chunk_digit_.size()) - 1), offset = i - 16 * k;
+  Form below;
+  for (int n = 16 * k; n < i; ++n) below += F(digits_[n]) * std::ldexp(1.0, n - 16 * k);
+  Form y = -std::ldexp(1.0, k);
+  for (int j = 0; j < k; ++j) y += chunk_digit_[j] * std::ldexp(1.0, j);
+  return (below - (std::ldexp(1.0, offset) - 1)) * std::ldexp(1.0, k + 1) + y;
+}
+
+// Stage 2: sum bit i = digit_i + carry_i − 2·carry_(i+1), each carry a gated step.
+void CarryLookahead::add_bit(Gates& g, SignalId out, int i, const Form& select) const {
+  constexpr double kOff = 4194304;  // 2^22 > every |carry form|: pushes unselected steps below 0
+  g.add_relu(out, F(digits_[i]) + 2 * select - 2);
+  for (auto [carry, weight] : {std::pair{i, 1.0}, {i + 1, -2.0}}) {
+    if (carry == 0) continue;
+    Form gated = carry_into(carry) + (select - 1) * kOff;
+    g.add_relu(out, gated + 1, weight);
+    g.add_relu(out, gated, -weight);
+  }
+}
+
+}  // namespace
+
+Bits sum_columns(Gates g, const std::vector<Form>& columns, const std::vector<int>& max, int width) {
+  CarryLookahead sum(g, reduce_columns(g, columns, max));
+  Bits out;
+  for (int i = 0; i < width; ++i) {
+    out.push_back(g.signal(indexed("sum", i)));
+    sum.add_bit(g, out[i], i, Form(1.0));
+  }
+  return out;
+}
+
 Bits multiply32(Gates g, const Bits& a, const Bits& b, const std::vector<Enable>& a_signed,
                 const std::vector<Enable>& b_signed, const Form& high, const Enable& enable) {
   SignalId on = g.all("on", enable.literals());
@@ -277,53 +355,14 @@ Bits multiply_accumulate(Gates g, const Bits& a, const Bits& b, const std::vecto
   // which then takes a quarter of the neurons that rewriting them in binary would, in as many stages.
   std::vector<Form> columns;
   for (int m = 0; m < 64; ++m) columns.push_back(later_count[m] ? F(count[m]) + F(later_count[m]) : F(count[m]));
-  if (*std::max_element(max.begin(), max.end()) > 127) columns = carry_eights(g, "eights", columns, max);
-  std::vector<SignalId> digits;
-  for (int round = 1; round <= 3 || *std::max_element(max.begin(), max.end()) > 2; ++round) {
-    digits = rewrite_counts(g, "digits" + std::to_string(round), columns, max);
-    columns = forms_of(digits);
-  }
+  CarryLookahead sum(g, reduce_columns(g, columns, max));
 
-  // Stage 5: per 16-column chunk j with value V_j = Σ 2^(n−16j)·digit_n < 2^17, whether it
-  // generates a carry (V ≥ 2^16) or propagates one (V = 2^16 − 1); d_j = 2·generate + propagate.
-  std::vector<Form> chunk_digit(4);
-  std::vector<Form> chunk_value(4);
-  for (int j = 0; j < 4; ++j) {
-    for (int n = 0; n < 16; ++n) chunk_value[j] += F(digits[16 * j + n]) * std::ldexp(1.0, n);
-    SignalId generate = g.at_least(indexed("generate", j), chunk_value[j], 65536);
-    SignalId propagate = g.equals(indexed("propagate", j), chunk_value[j], 65535);
-    chunk_digit[j] = 2 * F(generate) + F(propagate);
-  }
-
-  // Stage 6: the carry into bit i of chunk k is [2^(k+1)·X + Y ≥ 0], X = (chunk bits below i) −
-  // (2^i' − 1), Y = Σ_{j<k} 2^j d_j − 2^k: X ≥ 1 carries, X = 0 passes the chunk's carry in
-  // (Y ≥ 0), and |Y| < 2^(k+1). Sum bit i = digit_i + carry_i − 2·carry_(i+1), written to the
-  // output when its half is selected.
+  // Stages 5–6: the sum's bits, each written to the output when its half is selected.
   Bits out;
   for (int i = 0; i < 32; ++i) out.push_back(g.signal(indexed("out", i)));
   Form select_high = high;
   Form select_low = F(any) - high;
-  auto select = [&](int bit) { return bit < 32 ? select_low : select_high; };
-  auto carry_into = [&](int i) {
-    int k = std::min(i / 16, 3), offset = i - 16 * k;
-    Form below;
-    for (int n = 16 * k; n < i; ++n) below += F(digits[n]) * std::ldexp(1.0, n - 16 * k);
-    Form y = -std::ldexp(1.0, k);
-    for (int j = 0; j < k; ++j) y += chunk_digit[j] * std::ldexp(1.0, j);
-    return (below - (std::ldexp(1.0, offset) - 1)) * std::ldexp(1.0, k + 1) + y;
-  };
-  constexpr double kOff = 4194304;  // 2^22 > every |carry form|: pushes unselected steps below 0
-  for (int i = 0; i < 64; ++i) g.add_relu(out[i % 32], F(digits[i]) + 2 * select(i) - 2);
-  for (int i = 1; i <= 64; ++i) {
-    Form z = carry_into(i);
-    // +1 to bit i, −2 to bit i − 1; one gated step per selected half it touches.
-    for (auto [bit, weight] : {std::pair{i, 1.0}, {i - 1, -2.0}}) {
-      if (bit > 63) continue;
-      Form gated = z + (select(bit) - 1) * kOff;
-      g.add_relu(out[bit % 32], gated + 1, weight);
-      g.add_relu(out[bit % 32], gated, -weight);
-    }
-  }
+  for (int i = 0; i < 64; ++i) sum.add_bit(g, out[i % 32], i, i < 32 ? select_low : select_high);
   return out;
 }
 

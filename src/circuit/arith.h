@@ -57,6 +57,11 @@ Bits shift32(Gates g, const Bits& value, const Forms& amount_one_hot, ShiftKind 
 Bits multiply32(Gates g, const Bits& a, const Bits& b, const std::vector<Enable>& a_signed,
                 const std::vector<Enable>& b_signed, const Form& high, const Enable& enable);
 
+// Σ_n 2^n·columns[n] mod 2^width in binary, column n a non-negative integer form at most max[n]
+// (at most 64 columns): counts over 127 first carry their eights, rounds of rewriting in binary
+// bring every digit to at most 2, then a carry-lookahead adds them; a stage each, two for the last.
+Bits sum_columns(Gates g, const std::vector<Form>& columns, const std::vector<int>& max, int width);
+
 // One more term of a multiply-accumulate: 1 at `column` when every literal holds.
 struct ExtraRow {
   int column;

@@ -1,8 +1,10 @@
-// The multiplier compiled to real weights: the engine's forward pass must agree with the exact
-// evaluator on every case, to the bit — the next token and every output signal.
+// Arithmetic units compiled to real weights (the multiplier, the vector unit's row product): the
+// engine's forward pass must agree with the exact evaluator on every case, to the bit — the next
+// token and every output signal.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <random>
 #include <set>
 #include <span>
@@ -10,6 +12,7 @@
 
 #include "circuit/arith.h"
 #include "circuit/evaluator.h"
+#include "circuit/row_product_testing.h"
 #include "compiler/emit.h"
 #include "compiler/placement.h"
 #include "engine/checkpoint.h"
@@ -96,12 +99,14 @@ struct MultiplierMachine {
   }
 };
 
-TEST(ArithWeights, CompiledMultiplierMatchesTheEvaluatorBitForBit) {
-  MultiplierMachine m(products(40));
-  CircuitGraph graph = analyze(m.c);
-  Placement placement = place(m.c, graph);
-  EmittedModel emitted = emit(m.c, graph, placement);
-  auto dir = std::filesystem::path(::testing::TempDir()) / "multiplier_model";
+// Compiles `c` to BF16 weights and feeds CASE(i) for i < cases: the engine must choose the token
+// the evaluator chooses, `expected(i)`, and leave every output signal at the evaluator's value.
+void expect_compiled_cases_match(const Circuit& c, std::uint32_t cases, const std::function<std::uint32_t(std::uint32_t)>& expected,
+                                 const std::string& name) {
+  CircuitGraph graph = analyze(c);
+  Placement placement = place(c, graph);
+  EmittedModel emitted = emit(c, graph, placement);
+  auto dir = std::filesystem::path(::testing::TempDir()) / name;
   engine::write_checkpoint(dir, emitted.config, emitted.tensors_to_write(engine::DType::BF16));
   emitted = {};  // the tensors are on disk; free them before the engine maps its own
   engine::Model model = engine::Model::load(dir);
@@ -110,16 +115,27 @@ TEST(ArithWeights, CompiledMultiplierMatchesTheEvaluatorBitForBit) {
     if (after_mlp && layer + 1 == static_cast<std::size_t>(placement.num_layers)) residual.assign(hidden.begin(), hidden.end());
   });
   engine::State state = model.new_state();
-  Evaluator e(m.c);
-  for (std::uint32_t i = 0; i < m.cases.size(); ++i) {
-    std::uint32_t token = m.c.token_id("CASE", i);
-    std::uint32_t expected = e.step(token);
-    ASSERT_EQ(expected, m.c.token_id("RESULT", i)) << "the evaluator multiplies correctly";
-    ASSERT_EQ(model.decode_argmax(state, token), expected) << "case " << i;
-    for (SignalId s : m.c.outputs())
-      ASSERT_EQ(residual[placement.signal_dim[s]], static_cast<float>(e.value(s))) << m.c.signal(s).name << ", case " << i;
+  Evaluator e(c);
+  for (std::uint32_t i = 0; i < cases; ++i) {
+    std::uint32_t token = c.token_id("CASE", i);
+    ASSERT_EQ(e.step(token), expected(i)) << "the evaluator computes case " << i << " right";
+    ASSERT_EQ(model.decode_argmax(state, token), expected(i)) << "case " << i;
+    for (SignalId s : c.outputs())
+      ASSERT_EQ(residual[placement.signal_dim[s]], static_cast<float>(e.value(s))) << c.signal(s).name << ", case " << i;
   }
   std::filesystem::remove_all(dir);
+}
+
+TEST(ArithWeights, CompiledMultiplierMatchesTheEvaluatorBitForBit) {
+  MultiplierMachine m(products(40));
+  expect_compiled_cases_match(m.c, static_cast<std::uint32_t>(m.cases.size()),
+                              [&](std::uint32_t i) { return m.c.token_id("RESULT", i); }, "multiplier_model");
+}
+
+TEST(ArithWeights, CompiledRowProductMatchesTheEvaluatorBitForBit) {
+  RowProductMachine m(row_cases(64, 13, 60, 7), 13);
+  expect_compiled_cases_match(m.c, static_cast<std::uint32_t>(m.cases.size()),
+                              [&](std::uint32_t i) { return m.expected_token(i); }, "row_product_model");
 }
 
 }  // namespace

@@ -1,0 +1,175 @@
+// circuit/vector_arith.cpp — see vector_arith.h.
+#include "circuit/vector_arith.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "support/error.h"
+
+namespace rvformer::circuit {
+namespace {
+
+std::string indexed(const std::string& name, int i) { return name + "[" + std::to_string(i) + "]"; }
+
+std::vector<Literal> join_literals(std::vector<Literal> a, const std::vector<Literal>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// Adds [t ≥ 1] · weight to each term's signal, for an integer form t: relu(t) − relu(t − 1).
+void add_step(Gates& g, const Form& t, const std::vector<Term>& down) {
+  if (down.empty()) return;
+  std::vector<Term> negated = down;
+  for (Term& term : negated) term.weight = -term.weight;
+  g.circuit().add_neuron(Neuron{t.terms(), Form(1.0).terms(), down, 1, g.unit()});
+  g.circuit().add_neuron(Neuron{(t - 1).terms(), Form(1.0).terms(), negated, 1, g.unit()});
+}
+
+constexpr int kWeightBits = 8;
+constexpr int kOutBits = 13;
+constexpr int kDigitBits = 7;
+constexpr int kGroupBits = 6;  // a plane sum of 512 columns stays below 2^15
+
+// Stages 2–3: `value` (an integer 0..largest) in binary, kDigitBits a stage from the top: each
+// digit is the number of its steps [rest ≥ q·2^low] that hold, rest being the value less the digits
+// above it. A bit collects up to 2·127 ramps of at most `largest`, so largest stays below 2^16.
+Bits to_binary(Gates& g, const std::string& name, const Form& value, int largest) {
+  const int width = std::bit_width(static_cast<unsigned>(largest));
+  Bits bits(width);
+  Form rest = value;
+  for (int top = width; top > 0; top -= kDigitBits) {
+    const int low = std::max(0, top - kDigitBits);
+    for (int l = low; l < top; ++l) bits[l] = g.signal(indexed(name, l));
+    const int digit_max = std::min((1 << (top - low)) - 1, largest >> low);
+    for (int q = 1; q <= digit_max; ++q) {
+      std::vector<Term> down;
+      for (int l = low; l < top; ++l) {
+        int delta = ((q >> (l - low)) & 1) - (((q - 1) >> (l - low)) & 1);
+        if (delta != 0) down.push_back({bits[l], static_cast<double>(delta)});
+      }
+      add_step(g, rest - ((q << low) - 1), down);
+    }
+    for (int l = low; l < top; ++l) rest -= F(bits[l]) * std::ldexp(1.0, l);
+  }
+  return bits;
+}
+
+}  // namespace
+
+void ColumnSum::add(int exponent, std::vector<Literal> literals) {
+  if (exponent < width_) rows_.push_back({exponent, std::move(literals)});
+}
+
+void ColumnSum::add_multiple(std::int64_t value, const std::vector<Literal>& literals) {
+  const std::uint64_t bits = static_cast<std::uint64_t>(value) & ((std::uint64_t{1} << width_) - 1);
+  for (int p = 0; p < width_; ++p)
+    if ((bits >> p) & 1) add(p, literals);
+}
+
+Bits ColumnSum::sum(Gates g, const Enable& enable) const {
+  std::vector<int> max(width_, 0);
+  for (const Row& row : rows_) ++max[row.column];
+  std::vector<SignalId> count;
+  for (int p = 0; p < width_; ++p) count.push_back(g.signal(indexed("count", p), 0, std::max(max[p], 1)));
+  for (const Row& row : rows_) g.add_all(count[row.column], enable.with(row.literals));
+  return sum_columns(g.sub("sum"), forms_of(count), max, width_);
+}
+
+// The result fits when bits s + 12 .. width − 1 all equal the sign; otherwise it saturates, to 4095
+// for a positive q (a step over those bits) and to −4096 (bits 11..0 zero) for a negative one.
+Bits shift_and_saturate(Gates g, const Bits& q, const std::vector<std::pair<int, SignalId>>& shifts) {
+  const int width = static_cast<int>(q.size());
+  const SignalId sign = q[width - 1];
+  Bits out;
+  for (int k = 0; k < kOutBits; ++k) out.push_back(g.signal(indexed("out", k)));
+  Form valid;
+  for (auto [s, on] : shifts) {
+    if (s < 0 || s >= width - 1) fail("circuit: a shift by {} of {} bits", s, width);
+    valid += F(on);
+    std::vector<Literal> positive{nlit(sign)}, negative{lit(sign)};
+    Form above_ones;
+    for (int p = s + kOutBits - 1; p < width - 1; ++p) {
+      positive.push_back(nlit(q[p]));
+      negative.push_back(lit(q[p]));
+      above_ones += F(q[p]);
+    }
+    for (int k = 0; k + 1 < kOutBits; ++k) {
+      const int from = k + s;
+      if (from < width - 1) {
+        g.add_all(out[k], join_literals({lit(on), lit(q[from])}, positive));
+        g.add_all(out[k], join_literals({lit(on), lit(q[from])}, negative));
+      } else {
+        g.add_all(out[k], join_literals({lit(on)}, negative));
+      }
+    }
+    if (!above_ones.terms().empty()) {
+      const double big = static_cast<double>(above_ones.terms().size() + 1);
+      std::vector<Term> saturated;
+      for (int k = 0; k + 1 < kOutBits; ++k) saturated.push_back({out[k], 1.0});
+      add_step(g, above_ones - (Form(1.0) - F(on)) * big - F(sign) * big, saturated);
+    }
+  }
+  g.add_all(out[kOutBits - 1], {lit(sign)}, valid);
+  return out;
+}
+
+Bits requantised_row_product(Gates g, const RowOperands& row, const Enable& enable) {
+  const int columns = static_cast<int>(row.weights.size());
+  const int x_bits = static_cast<int>(row.activations.front().size());
+  if (columns == 0 || columns > 512 || row.activations.size() != row.weights.size() || x_bits < 2 || x_bits > 16 ||
+      row.multiplier.size() != kWeightBits)
+    fail("circuit: a row product takes up to 512 columns of 2..16-bit activations and int8 weights, and an 8-bit multiplier");
+
+  // Stage 1: a plane sum per weight bit b and activation group: the magnitude bits six at a time,
+  // then the sign bit. Each is non-negative and weighs ±2^(b + the group's first bit).
+  struct Plane {
+    SignalId sum;
+    int largest, exponent;
+    bool negative;
+  };
+  std::vector<std::pair<int, int>> groups;  // first bit and width
+  for (int low = 0; low < x_bits - 1; low += kGroupBits) groups.push_back({low, std::min(kGroupBits, x_bits - 1 - low)});
+  groups.push_back({x_bits - 1, 1});
+  std::vector<Plane> planes;
+  for (auto [low, bits] : groups) {
+    const bool sign = low == x_bits - 1;
+    for (int b = 0; b < kWeightBits; ++b) {
+      const int largest = columns * ((1 << bits) - 1);
+      SignalId sum = g.signal(indexed(indexed("plane", b), low), 0, largest);
+      for (int j = 0; j < columns; ++j)
+        g.add_relu(sum, enable.on() + F(row.weights[j][b]) - 1.0, 1,
+                   binary_value(Bits(row.activations[j].begin() + low, row.activations[j].begin() + low + bits)));
+      planes.push_back({sum, largest, b + low, (b + 1 == kWeightBits) != sign});
+    }
+  }
+
+  // Stage 5: m·acc + 2^(s−1) mod 2^width as column counts of bit products. A negative plane
+  // −2^e·U enters as 2^e·(2^n − 1 − U), its complemented bits, less the constant 2^e·(2^n − 1) times m.
+  const double bound = columns * 128.0 * std::ldexp(1.0, x_bits - 1) * 255;  // |m·acc| ≤ bound
+  const int shift_cap = std::bit_width(static_cast<std::uint64_t>(bound)) + 1;
+  const int width = shift_cap + 1;
+  ColumnSum sum(width);
+  std::vector<std::pair<int, SignalId>> shifts;
+  for (std::size_t p = 0; p < planes.size(); ++p) {
+    const Plane& plane = planes[p];
+    Bits u = to_binary(g, indexed("u", static_cast<int>(p)), F(plane.sum), plane.largest);
+    for (int i = 0; i < kWeightBits; ++i) {
+      for (std::size_t l = 0; l < u.size(); ++l)
+        sum.add(plane.exponent + i + static_cast<int>(l), {lit(row.multiplier[i]), plane.negative ? nlit(u[l]) : lit(u[l])});
+      if (plane.negative) sum.add_multiple(-(((std::int64_t{1} << u.size()) - 1) << (plane.exponent + i)), {lit(row.multiplier[i])});
+    }
+  }
+  for (int s = 1; s < shift_cap && s <= static_cast<int>(row.shift.size()); ++s) {
+    sum.add(s - 1, {lit(row.shift[s - 1])});
+    shifts.push_back({s, row.shift[s - 1]});
+  }
+
+  // Stages 6–10, then 11.
+  return shift_and_saturate(g, sum.sum(g, enable), shifts);
+}
+
+}  // namespace rvformer::circuit

@@ -1,0 +1,63 @@
+// circuit/vector_arith.h — exact arithmetic of the vector unit's operations (docs/vector-unit.md):
+// one output element of a function of firmware/story/story_ops.h from its operands' bits, as
+// SwiGLU neurons, bit for bit.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "circuit/arith.h"
+
+namespace rvformer::circuit {
+
+// A sum of bit products Σ 2^e·AND(literals) mod 2^width, built row by row and summed as column
+// counts: one stage of counts, then sum_columns. Signed terms enter modulo 2^width: −2^e·a is
+// (2^width − 2^e)·a, rows at every column from e up (add_multiple); a negative product of several
+// literals is best rewritten first, e.g. −2^e·(a∧b) = 2^e·(a∧¬b) − 2^e·a.
+class ColumnSum {
+ public:
+  explicit ColumnSum(int width) : width_(width) {}
+  // 2^exponent · AND(literals); nothing from columns at or above the width.
+  void add(int exponent, std::vector<Literal> literals);
+  // value · AND(literals) mod 2^width, for any integer value (a constant with no literals).
+  void add_multiple(std::int64_t value, const std::vector<Literal>& literals);
+  // The sum's `width` bits, every row ANDed with `enable`.
+  Bits sum(Gates g, const Enable& enable) const;
+
+ private:
+  struct Row {
+    int column;
+    std::vector<Literal> literals;
+  };
+  int width_;
+  std::vector<Row> rows_;
+};
+
+// sat13(q >> s), q being bits in two's complement (a rounding 2^(s−1) already added), as 13 bits;
+// `shifts` pairs each shift s with the bit that is 1 when it applies (at most one is). All zero when
+// none applies. One stage: an AND per shift and output bit, and a step per shift for saturation.
+Bits shift_and_saturate(Gates g, const Bits& q, const std::vector<std::pair<int, SignalId>>& shifts);
+
+// The operands of one row of a requantised int8 matrix-vector product.
+struct RowOperands {
+  std::vector<Bits> weights;      // per column, the 8 bits of an int8 weight (two's complement)
+  std::vector<Bits> activations;  // per column, the bits of a signed activation (two's complement, 2..16 bits)
+  Bits multiplier;                // 8 bits: m = 0..255
+  std::vector<SignalId> shift;    // one-hot: shift[k] is 1 when s = k + 1
+};
+
+// story_requant13 of the row's dot product, sat13(round_shift(m·Σ_j w_j·x_j, s)), as 13 bits in
+// two's complement; all zero, with every neuron off, when `enable` is off. Eleven stages:
+//   1     column sums S_b = Σ_j w_jb·x_j over the weights' bit planes (one neuron per weight bit;
+//         |S_b| < 2^20 for 172 columns of 13 bits, so exact);
+//   2–4   each S_b, offset to U_b ≥ 0, in binary, seven bits a stage from the top (a step neuron
+//         pair per digit value, the bits linear in the steps);
+//   5     m·Σ_b ±2^b·U_b + the offsets' constant + 2^(s−1) as column counts of bit products
+//         (U_7 enters complemented, so every row is positive; the constant mod 2^width);
+//   6–10  the counts summed in binary (sum_columns);
+//   11    the arithmetic shift by s and the saturation to 13 bits, one AND per shift and bit.
+// Shifts from ⌈log2 of the largest |m·Σ w·x|⌉ + 1 up give 0 and need no neurons.
+Bits requantised_row_product(Gates g, const RowOperands& row, const Enable& enable);
+
+}  // namespace rvformer::circuit
