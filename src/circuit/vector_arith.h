@@ -48,16 +48,18 @@ struct RowOperands {
 };
 
 // story_requant13 of the row's dot product, sat13(round_shift(m·Σ_j w_j·x_j, s)), as 13 bits in
-// two's complement; all zero, with every neuron off, when `enable` is off. Eleven stages:
-//   1     column sums S_b = Σ_j w_jb·x_j over the weights' bit planes (one neuron per weight bit;
-//         |S_b| < 2^20 for 172 columns of 13 bits, so exact);
-//   2–4   each S_b, offset to U_b ≥ 0, in binary, seven bits a stage from the top (a step neuron
-//         pair per digit value, the bits linear in the steps);
-//   5     m·Σ_b ±2^b·U_b + the offsets' constant + 2^(s−1) as column counts of bit products
-//         (U_7 enters complemented, so every row is positive; the constant mod 2^width);
-//   6–10  the counts summed in binary (sum_columns);
-//   11    the arithmetic shift by s and the saturation to 13 bits, one AND per shift and bit.
-// Shifts from ⌈log2 of the largest |m·Σ w·x|⌉ + 1 up give 0 and need no neurons.
+// two's complement; all zero, with every neuron off, when `enable` is off. Eleven stages for 172
+// columns of 13-bit activations:
+//   1     plane sums U = Σ_j w_jb·g_j for every weight bit b and activation group g (bits 0–5,
+//         6–11, …, then the sign bit alone): one neuron per weight bit and group, each sum
+//         non-negative and below 2^15 for 512 columns (a sum of 13-bit values would reach 2^20, and
+//         the steps that put it in binary would not add up exactly);
+//   2–3   each U in binary, seven bits a stage from the top (a step neuron pair per digit value);
+//   4     m·Σ ±2^(b + g's first bit)·U + 2^(s−1) as column counts of bit products (ColumnSum; a
+//         negative plane, the weight's or the activation's sign, enters complemented);
+//   5–10  the counts summed in binary (sum_columns: their eights carried, three rounds, lookahead);
+//   11    shift_and_saturate.
+// Shifts above log2 of the largest |m·Σ w·x| give 0 and need no neurons.
 Bits requantised_row_product(Gates g, const RowOperands& row, const Enable& enable);
 
 }  // namespace rvformer::circuit
