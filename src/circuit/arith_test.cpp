@@ -78,39 +78,13 @@ class Harness {
 
   // MLP stages on the longest path from the inputs to `out`.
   int stages(const Bits& out) const {
-    std::vector<int> depth = signal_depths(analyze(c_));
+    std::vector<int> stage = mlp_stages(c_, analyze(c_));
     int result = 0;
-    for (SignalId s : out) result = std::max(result, depth[s]);
+    for (SignalId s : out) result = std::max(result, stage[s]);
     return result;
   }
 
-  // The most neurons in one stage (MLP units placed at the earliest stage their inputs allow).
-  std::size_t max_neurons_per_stage() const {
-    CircuitGraph graph = analyze(c_);
-    std::vector<int> depth = signal_depths(graph);
-    std::vector<std::size_t> neurons;
-    for (const Step& step : graph.steps) {
-      if (step.kind != Step::Kind::Unit) continue;
-      auto stage = static_cast<std::size_t>(depth[step.outputs.front()]);
-      if (neurons.size() <= stage) neurons.resize(stage + 1, 0);
-      neurons[stage] += graph.units[step.index].neurons.size();
-    }
-    return *std::max_element(neurons.begin(), neurons.end());
-  }
-
  private:
-  // Per signal: the stage that completes it (0 for inputs).
-  std::vector<int> signal_depths(const CircuitGraph& graph) const {
-    std::vector<int> depth(c_.signals().size(), 0);
-    for (std::uint32_t index : graph.placement_order) {
-      const Step& step = graph.steps[index];
-      int d = 0;
-      for (SignalId s : step.inputs) d = std::max(d, depth[s]);
-      for (SignalId s : step.outputs) depth[s] = std::max(depth[s], d + 1);
-    }
-    return depth;
-  }
-
   Circuit c_;
   Bits a_, b_;
   std::vector<SignalId> variant_;

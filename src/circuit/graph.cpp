@@ -217,4 +217,16 @@ CircuitGraph analyze(const Circuit& circuit) {
   return graph;
 }
 
+std::vector<int> mlp_stages(const Circuit& circuit, const CircuitGraph& graph) {
+  std::vector<int> stage(circuit.signals().size(), 0);
+  for (std::uint32_t index : graph.placement_order) {
+    const Step& step = graph.steps[index];
+    int ready = 0;
+    for (SignalId s : step.inputs) ready = std::max(ready, stage[s]);
+    const int done = ready + (step.kind == Step::Kind::Unit ? 1 : 0);
+    for (SignalId s : step.outputs) stage[s] = std::max(stage[s], done);
+  }
+  return stage;
+}
+
 }  // namespace rvformer::circuit

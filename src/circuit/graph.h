@@ -37,4 +37,8 @@ struct CircuitGraph {
 // Builds and validates the graph; throws rvformer::Error for malformed circuits or cycles.
 CircuitGraph analyze(const Circuit& circuit);
 
+// Per signal, the MLP units on the longest path from the inputs to it (0 for inputs; banks and
+// delays add none): the MLP layers its computation needs at least.
+std::vector<int> mlp_stages(const Circuit& circuit, const CircuitGraph& graph);
+
 }  // namespace rvformer::circuit
