@@ -78,6 +78,11 @@ void Gates::add_all(SignalId out, const std::vector<Literal>& literals, const Fo
   add_relu(out, literal_sum(literals) + condition - (needed - 1), weight);
 }
 
+void Gates::add_all(const std::vector<Term>& down, const std::vector<Literal>& literals) {
+  Form gate = literal_sum(literals) - (static_cast<double>(literals.size()) - 1);
+  c_.add_neuron(Neuron{gate.terms(), Form(1.0).terms(), down, 1, unit_});
+}
+
 SignalId Gates::all(const std::string& name, const std::vector<Literal>& literals) {
   SignalId out = signal(name);
   add_all(out, literals);

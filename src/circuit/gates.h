@@ -111,6 +111,8 @@ class Gates {
   void add_step(SignalId out, const Form& t, double threshold, double weight = 1);
   // Adds `weight · AND(literals, condition)` to `out` (one neuron; the condition is a 0/1 form).
   void add_all(SignalId out, const std::vector<Literal>& literals, const Form& condition = Form(), double weight = 1);
+  // Adds AND(literals) times each term's weight to its signal (one neuron).
+  void add_all(const std::vector<Term>& down, const std::vector<Literal>& literals);
 
  private:
   Circuit& c_;

@@ -60,22 +60,59 @@ Bits to_binary(Gates& g, const std::string& name, const Form& value, int largest
 
 }  // namespace
 
+std::uint64_t ColumnSum::columns_of(std::int64_t value) const {
+  const auto bits = static_cast<std::uint64_t>(value);
+  return width_ >= 64 ? bits : bits & ((std::uint64_t{1} << width_) - 1);
+}
+
 void ColumnSum::add(int exponent, std::vector<Literal> literals) {
-  if (exponent < width_) rows_.push_back({exponent, std::move(literals)});
+  if (exponent < width_) rows_.push_back({std::uint64_t{1} << exponent, std::move(literals), groups_++});
 }
 
 void ColumnSum::add_multiple(std::int64_t value, const std::vector<Literal>& literals) {
-  const std::uint64_t bits = static_cast<std::uint64_t>(value) & ((std::uint64_t{1} << width_) - 1);
-  for (int p = 0; p < width_; ++p)
-    if ((bits >> p) & 1) add(p, literals);
+  if (columns_of(value) != 0) rows_.push_back({columns_of(value), literals, groups_++});
+}
+
+void ColumnSum::add_one_of(const std::vector<Choice>& choices) {
+  for (const Choice& choice : choices)
+    if (columns_of(choice.value) != 0) rows_.push_back({columns_of(choice.value), choice.literals, groups_});
+  ++groups_;
+}
+
+void ColumnSum::add_signed(const std::vector<Literal>& a, int exponent) {
+  const int top = static_cast<int>(a.size()) - 1;
+  for (int i = 0; i < top; ++i) add(exponent + i, {a[i]});
+  add_multiple(-(std::int64_t{1} << (exponent + top)), {a[top]});
+}
+
+void ColumnSum::add_product(const std::vector<Literal>& a, const std::vector<Literal>& b, int exponent) {
+  const int n = static_cast<int>(a.size()) - 1, m = static_cast<int>(b.size()) - 1;  // the top bits
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) add(exponent + i + j, {a[i], b[j]});
+  add(exponent + n + m, {a[n], b[m]});
+  for (int j = 0; j < m; ++j) add(exponent + n + j, {a[n], ~b[j]});
+  for (int i = 0; i < n; ++i) add(exponent + m + i, {b[m], ~a[i]});
+  add_multiple(-(((std::int64_t{1} << m) - 1) << (exponent + n)), {a[n]});
+  add_multiple(-(((std::int64_t{1} << n) - 1) << (exponent + m)), {b[m]});
 }
 
 Bits ColumnSum::sum(Gates g, const Enable& enable) const {
   std::vector<int> max(width_, 0);
-  for (const Row& row : rows_) ++max[row.column];
+  std::uint64_t group_columns = 0;
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    group_columns |= rows_[r].columns;
+    if (r + 1 < rows_.size() && rows_[r + 1].group == rows_[r].group) continue;
+    for (int p = 0; p < width_; ++p) max[p] += (group_columns >> p) & 1;
+    group_columns = 0;
+  }
   std::vector<SignalId> count;
   for (int p = 0; p < width_; ++p) count.push_back(g.signal(indexed("count", p), 0, std::max(max[p], 1)));
-  for (const Row& row : rows_) g.add_all(count[row.column], enable.with(row.literals));
+  for (const Row& row : rows_) {
+    std::vector<Term> down;
+    for (int p = 0; p < width_; ++p)
+      if ((row.columns >> p) & 1) down.push_back({count[p], 1.0});
+    g.add_all(down, enable.with(row.literals));
+  }
   return sum_columns(g.sub("sum"), forms_of(count), max, width_);
 }
 

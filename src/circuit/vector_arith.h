@@ -13,8 +13,9 @@ namespace rvformer::circuit {
 
 // A sum of bit products Σ 2^e·AND(literals) mod 2^width, built row by row and summed as column
 // counts: one stage of counts, then sum_columns. Signed terms enter modulo 2^width: −2^e·a is
-// (2^width − 2^e)·a, rows at every column from e up (add_multiple); a negative product of several
-// literals is best rewritten first, e.g. −2^e·(a∧b) = 2^e·(a∧¬b) − 2^e·a.
+// (2^width − 2^e)·a, one row with a bit at every column from e up (add_multiple); a negative
+// product of several literals is best rewritten first, e.g. −2^e·(a∧b) = 2^e·(a∧¬b) − 2^e·a. A row
+// is one neuron that adds 1 to each of its columns' counts.
 class ColumnSum {
  public:
   explicit ColumnSum(int width) : width_(width) {}
@@ -22,15 +23,32 @@ class ColumnSum {
   void add(int exponent, std::vector<Literal> literals);
   // value · AND(literals) mod 2^width, for any integer value (a constant with no literals).
   void add_multiple(std::int64_t value, const std::vector<Literal>& literals);
+  // Σ_k value_k·AND(literals_k) mod 2^width where at most one AND holds (literal sets that exclude
+  // each other): a neuron per choice, together at most 1 in each column's count.
+  struct Choice {
+    std::int64_t value;
+    std::vector<Literal> literals;
+  };
+  void add_one_of(const std::vector<Choice>& choices);
+  // 2^exponent·a for a two's complement a given by literals (a negated literal for a complemented
+  // bit): the top bit weighs −2^(n−1).
+  void add_signed(const std::vector<Literal>& a, int exponent = 0);
+  // 2^exponent·a·b for two's complement a and b given by literals (Baugh–Wooley): the products of
+  // bits of like sign as they are; a top bit t times a lower bit x of the other operand, weighing
+  // −2^e, as 2^e·(t∧¬x) − 2^e·t, with the −2^e·t of every x summed into one multiple of t.
+  void add_product(const std::vector<Literal>& a, const std::vector<Literal>& b, int exponent = 0);
   // The sum's `width` bits, every row ANDed with `enable`.
   Bits sum(Gates g, const Enable& enable) const;
 
  private:
   struct Row {
-    int column;
+    std::uint64_t columns;  // a bit per column it adds to
     std::vector<Literal> literals;
+    int group;  // rows of a group exclude each other
   };
+  std::uint64_t columns_of(std::int64_t value) const;
   int width_;
+  int groups_ = 0;
   std::vector<Row> rows_;
 };
 

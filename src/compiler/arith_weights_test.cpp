@@ -1,6 +1,6 @@
-// Arithmetic units compiled to real weights (the multiplier, the vector unit's row product): the
-// engine's forward pass must agree with the exact evaluator on every case, to the bit — the next
-// token and every output signal.
+// Arithmetic units compiled to real weights (the multiplier, the vector unit's row product and
+// elementwise operations): the engine's forward pass must agree with the exact evaluator on every
+// case, to the bit — the next token and every output signal.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -12,7 +12,7 @@
 
 #include "circuit/arith.h"
 #include "circuit/evaluator.h"
-#include "circuit/row_product_testing.h"
+#include "circuit/vector_arith_testing.h"
 #include "compiler/emit.h"
 #include "compiler/placement.h"
 #include "engine/checkpoint.h"
@@ -132,10 +132,36 @@ TEST(ArithWeights, CompiledMultiplierMatchesTheEvaluatorBitForBit) {
                               [&](std::uint32_t i) { return m.c.token_id("RESULT", i); }, "multiplier_model");
 }
 
+void expect_compiled_cases_match(const VectorMachine& m, const std::string& name) {
+  expect_compiled_cases_match(m.c, static_cast<std::uint32_t>(m.cases().size()),
+                              [&](std::uint32_t i) { return m.expected_token(i); }, name);
+}
+
+// Every k-th case.
+std::vector<VectorCase> every(std::size_t k, const std::vector<VectorCase>& cases) {
+  std::vector<VectorCase> out;
+  for (std::size_t i = 0; i < cases.size(); i += k) out.push_back(cases[i]);
+  return out;
+}
+
 TEST(ArithWeights, CompiledRowProductMatchesTheEvaluatorBitForBit) {
-  RowProductMachine m(row_cases(64, 13, 60, 7), 13);
-  expect_compiled_cases_match(m.c, static_cast<std::uint32_t>(m.cases.size()),
-                              [&](std::uint32_t i) { return m.expected_token(i); }, "row_product_model");
+  expect_compiled_cases_match(RowProductMachine(row_cases(64, 13, 60, 7), 13), "row_product_model");
+}
+
+TEST(ArithWeights, CompiledAdd16MatchesTheEvaluatorBitForBit) {
+  expect_compiled_cases_match(Add16Machine(every(2, add16_cases(200))), "add16_model");
+}
+
+TEST(ArithWeights, CompiledMul16MatchesTheEvaluatorBitForBit) {
+  expect_compiled_cases_match(Mul16Machine(every(3, mul16_cases(200, 7))), "mul16_model");
+}
+
+TEST(ArithWeights, CompiledSiluMatchesTheEvaluatorBitForBit) {
+  expect_compiled_cases_match(SiluMachine(silu_cases(97)), "silu_model");
+}
+
+TEST(ArithWeights, CompiledRopeMatchesTheEvaluatorBitForBit) {
+  expect_compiled_cases_match(RopeMachine(every(6, rope_cases(200, 7))), "rope_model");
 }
 
 }  // namespace

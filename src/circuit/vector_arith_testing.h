@@ -1,0 +1,458 @@
+// circuit/vector_arith_testing.h — a machine that runs one of the vector unit's operations on a list
+// of cases, one token each, for the evaluator's and the compiled weights' tests; the operations'
+// machines, their references (firmware/story/story_ops.c) and the row product's cases; and the
+// stage count of an operation.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <numbers>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "circuit/evaluator.h"
+#include "circuit/graph.h"
+#include "circuit/vector_arith.h"
+#include "circuit/vector_elementwise.h"
+
+extern "C" {
+#include "story_ops.h"
+}
+
+namespace rvformer::circuit {
+
+inline constexpr int kResultBits = 13;
+
+// A value per operand, in the order the machine declared them, and the expected results.
+struct VectorCase {
+  std::vector<std::int64_t> operands;
+  std::vector<int> results;  // 13-bit values
+};
+
+// Token CASE(i) feeds case i's operands and the enable; IDLE(i) feeds case i's operands alone (for
+// the first kIdleCases cases). Each result leaves as one-hots of its bits 0–3, 4–7 and 8–12, and
+// token RESULT(k) has weight 1 on the one-hots of the k-th distinct tuple of expected results, so
+// that the right tuple scores 3 per result and any other at least one less.
+class VectorMachine {
+ public:
+  static constexpr std::uint32_t kIdleCases = 8;
+  static constexpr const char* kUnit = "vector";
+
+  VectorMachine() = default;
+  VectorMachine(const VectorMachine&) = delete;
+  VectorMachine& operator=(const VectorMachine&) = delete;
+
+  // An operand of `bits` input bits: a value's two's complement (its low bits).
+  Bits operand(const std::string& name, int bits) { return declare(name, bits, 0, false); }
+  // An operand given one-hot: value v sets bit v − first.
+  Bits one_hot_operand(const std::string& name, int first, int count) { return declare(name, count, first, true); }
+  SignalId enable() const { return enable_; }
+  // Where the operation's neurons go.
+  Gates unit() { return Gates(c, kUnit); }
+
+  // Decodes the operation's results (13 bits each) and adds the tokens.
+  void finish(std::vector<Bits> results, std::vector<VectorCase> cases) {
+    results_ = std::move(results);
+    cases_ = std::move(cases);
+    Gates g(c, "decode");
+    for (std::size_t r = 0; r < results_.size(); ++r)
+      for (auto [low, count] : {std::pair{0, 4}, {4, 4}, {8, 5}}) {
+        const Bits group(results_[r].begin() + low, results_[r].begin() + low + count);
+        group_is_.push_back(decode_one_hot(g, "r" + std::to_string(r) + "." + std::to_string(low), group));
+        for (SignalId s : group_is_.back()) c.mark_output(s);
+      }
+    std::map<std::vector<int>, std::uint32_t> index;
+    for (const VectorCase& k : cases_) {
+      auto [it, added] = index.try_emplace(masked(k.results), static_cast<std::uint32_t>(tuples_.size()));
+      if (added) tuples_.push_back(it->first);
+      tuple_of_.push_back(it->second);
+    }
+    const auto count = static_cast<std::uint32_t>(cases_.size());
+    c.add_token_family({"CASE", count, [this](std::uint32_t i, const auto& set) { feed(i, set, true); }, nullptr});
+    c.add_token_family(
+        {"IDLE", std::min(count, kIdleCases), [this](std::uint32_t i, const auto& set) { feed(i, set, false); }, nullptr});
+    c.add_token_family({"RESULT", static_cast<std::uint32_t>(tuples_.size()), nullptr,
+                        [this](std::uint32_t k, const auto& set) { code(k, set); }});
+  }
+
+  const std::vector<VectorCase>& cases() const { return cases_; }
+  const std::vector<Bits>& results() const { return results_; }
+  std::uint32_t expected_token(std::uint32_t i) const { return c.token_id("RESULT", tuple_of_[i]); }
+  std::string describe(std::uint32_t i) const {
+    std::ostringstream out;
+    out << "case " << i << ": operands";
+    for (std::int64_t v : cases_[i].operands) out << ' ' << v;
+    out << "; expected";
+    for (int v : cases_[i].results) out << ' ' << v;
+    return out.str();
+  }
+
+  Circuit c;
+
+ private:
+  struct Operand {
+    Bits bits;
+    int first;
+    bool one_hot;
+  };
+
+  Bits declare(const std::string& name, int bits, int first, bool one_hot) {
+    Bits b;
+    for (int i = 0; i < bits; ++i) b.push_back(c.add_input(name + "[" + std::to_string(i) + "]"));
+    operands_.push_back({b, first, one_hot});
+    return b;
+  }
+
+  static std::vector<int> masked(std::vector<int> results) {
+    for (int& v : results) v &= (1 << kResultBits) - 1;
+    return results;
+  }
+
+  template <typename Set>
+  void code(std::uint32_t k, const Set& set) const {
+    for (std::size_t r = 0; r < tuples_[k].size(); ++r) {
+      const int v = tuples_[k][r];
+      set(group_is_[3 * r][v & 15], 1);
+      set(group_is_[3 * r + 1][(v >> 4) & 15], 1);
+      set(group_is_[3 * r + 2][v >> 8], 1);
+    }
+  }
+
+  template <typename Set>
+  void feed(std::uint32_t i, const Set& set, bool enabled) const {
+    for (std::size_t o = 0; o < operands_.size(); ++o) {
+      const Operand& op = operands_[o];
+      const std::int64_t v = cases_[i].operands[o];
+      if (op.one_hot) {
+        set(op.bits.at(v - op.first), 1);
+      } else {
+        for (std::size_t b = 0; b < op.bits.size(); ++b) set(op.bits[b], static_cast<double>((v >> b) & 1));
+      }
+    }
+    if (enabled) set(enable_, 1);
+  }
+
+  SignalId enable_ = c.add_input("enable");
+  std::vector<Operand> operands_;
+  std::vector<Bits> results_;
+  std::vector<VectorCase> cases_;
+  std::vector<std::vector<SignalId>> group_is_;  // per result, its three groups' one-hots
+  std::vector<std::vector<int>> tuples_;         // the distinct expected results, 13-bit
+  std::vector<std::uint32_t> tuple_of_;          // per case
+};
+
+// MLP stages on the longest path from the inputs to `out`.
+inline int stages(const Circuit& c, const Bits& out) {
+  CircuitGraph graph = analyze(c);
+  std::vector<int> depth(c.signals().size(), 0);
+  for (std::uint32_t index : graph.placement_order) {
+    const Step& step = graph.steps[index];
+    int d = 0;
+    for (SignalId s : step.inputs) d = std::max(d, depth[s]);
+    for (SignalId s : step.outputs) depth[s] = std::max(depth[s], d + 1);
+  }
+  int result = 0;
+  for (SignalId s : out) result = std::max(result, depth[s]);
+  return result;
+}
+
+// The machine's neurons (of the operation's unit only) that are on.
+inline int neurons_on(const VectorMachine& m, const Evaluator& e) {
+  const std::string unit = VectorMachine::kUnit;
+  int on = 0;
+  for (const Neuron& n : m.c.neurons()) {
+    if (n.unit != unit && n.unit.rfind(unit + ".", 0) != 0) continue;
+    double gate = 0;
+    for (const Term& t : n.gate) gate += t.weight * e.value(t.signal);
+    on += gate > 0;
+  }
+  return on;
+}
+
+// The exact evaluator runs every case: the next token and every result's bits must be the expected
+// ones. Fed without the enable, the operation gives zeros with every neuron off.
+inline void expect_every_case(const VectorMachine& m) {
+  Evaluator e(m.c);
+  const auto& results = m.results();
+  for (std::uint32_t i = 0; i < m.cases().size(); ++i) {
+    const std::uint32_t token = e.step(m.c.token_id("CASE", i));
+    for (std::size_t r = 0; r < results.size(); ++r) {
+      int value = 0;  // two's complement
+      for (int b = 0; b < kResultBits; ++b) value += static_cast<int>(e.value(results[r][b])) << b;
+      if (value >> (kResultBits - 1)) value -= 1 << kResultBits;
+      ASSERT_EQ(value, m.cases()[i].results[r]) << m.describe(i) << ", result " << r;
+    }
+    ASSERT_EQ(token, m.expected_token(i)) << m.describe(i);
+  }
+  for (std::uint32_t i = 0; i < std::min<std::size_t>(m.cases().size(), VectorMachine::kIdleCases); ++i) {
+    e.step(m.c.token_id("IDLE", i));
+    for (const Bits& result : results)
+      for (SignalId s : result) ASSERT_EQ(e.value(s), 0) << "a disabled unit must output zeros; " << m.describe(i);
+    ASSERT_EQ(neurons_on(m, e), 0) << "a disabled unit's neurons must all be off; " << m.describe(i);
+  }
+}
+
+// --- the row product -----------------------------------------------------------------------------
+
+struct RowCase {
+  std::vector<int> w;  // int8 weights
+  std::vector<int> x;  // activations of x_bits
+  int multiplier = 0, shift = 1;
+  int expected() const {
+    std::int64_t acc = 0;
+    for (std::size_t j = 0; j < w.size(); ++j) acc += static_cast<std::int64_t>(w[j]) * x[j];
+    return story_requant13(acc, StoryRequant{multiplier, shift});
+  }
+};
+
+inline constexpr int kRowShifts = 62;  // the shifts a requantisation pair may hold: 1..62
+
+// Edge cases (the largest sums of both signs, zero, rounding ties, every multiplier and shift
+// extreme) and random rows whose shift mostly leaves the result unsaturated.
+inline std::vector<RowCase> row_cases(int columns, int x_bits, int random_count, unsigned seed) {
+  const int x_min = -(1 << (x_bits - 1)), x_max = (1 << (x_bits - 1)) - 1;
+  std::vector<RowCase> cases;
+  auto uniform = [&](int w, int x, int m, int s) {
+    cases.push_back({std::vector<int>(columns, w), std::vector<int>(columns, x), m, s});
+  };
+  for (int s : {1, 12, 20, 30, 37, 62})
+    for (int m : {0, 1, 128, 255}) {
+      uniform(-128, x_min, m, s);
+      uniform(-128, x_max, m, s);
+      uniform(127, x_max, m, s);
+      uniform(0, x_max, m, s);
+    }
+  for (int s = 1; s < std::min(x_bits, 13); ++s)  // ties: m·acc = ±2^(s−1), rounding up and to zero
+    for (int sign : {1, -1}) {
+      RowCase c{std::vector<int>(columns, 0), std::vector<int>(columns, 0), 1, s};
+      c.w[columns - 1] = sign;
+      c.x[columns - 1] = 1 << (s - 1);
+      cases.push_back(c);
+    }
+  std::mt19937 random(seed);
+  auto pick = [&](int low, int high) { return std::uniform_int_distribution<int>(low, high)(random); };
+  for (int i = 0; i < random_count; ++i) {
+    RowCase c;
+    const int span = pick(0, x_bits - 1);  // activations of every magnitude
+    for (int j = 0; j < columns; ++j) {
+      c.w.push_back(pick(-128, 127));
+      c.x.push_back(std::clamp(pick(-(1 << span), (1 << span) - 1), x_min, x_max));
+    }
+    c.multiplier = pick(0, 255);
+    c.shift = 1;
+    std::int64_t acc = 0;
+    for (int j = 0; j < columns; ++j) acc += static_cast<std::int64_t>(c.w[j]) * c.x[j];
+    const int magnitude = std::bit_width(static_cast<std::uint64_t>(std::abs(acc * c.multiplier)));
+    c.shift = i % 8 == 0 ? pick(1, kRowShifts) : std::clamp(magnitude - pick(0, 14), 1, kRowShifts);
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+// requantised_row_product: per column the operands w_j (8 bits) and x_j (x_bits), then the
+// multiplier (8 bits) and the shift (one-hot over 1..62).
+struct RowProductMachine : VectorMachine {
+  RowProductMachine(const std::vector<RowCase>& rows, int x_bits) {
+    RowOperands row;
+    for (std::size_t j = 0; j < rows.front().w.size(); ++j) {
+      row.weights.push_back(operand("w" + std::to_string(j), 8));
+      row.activations.push_back(operand("x" + std::to_string(j), x_bits));
+    }
+    row.multiplier = operand("m", 8);
+    row.shift = one_hot_operand("shift_is", 1, kRowShifts);
+    std::vector<VectorCase> cases;
+    for (const RowCase& k : rows) {
+      VectorCase v;
+      for (std::size_t j = 0; j < k.w.size(); ++j) v.operands.insert(v.operands.end(), {k.w[j], k.x[j]});
+      v.operands.insert(v.operands.end(), {k.multiplier, k.shift});
+      v.results = {k.expected()};
+      cases.push_back(v);
+    }
+    finish({requantised_row_product(unit(), row, enable())}, std::move(cases));
+  }
+};
+
+// --- the elementwise operations: a case's operands as the reference takes them ----------------------
+
+inline constexpr int kMul16Shifts = 30;  // story_mul16's shifts: 1..30
+
+inline int story_add16_of(int x, int y) {
+  std::int16_t a = static_cast<std::int16_t>(x), b = static_cast<std::int16_t>(y);
+  story_add16(&a, &b, 1);
+  return a;
+}
+
+inline int story_mul16_of(int a, int b, int shift) {
+  std::int16_t out = 0, x = static_cast<std::int16_t>(a), y = static_cast<std::int16_t>(b);
+  story_mul16(&out, &x, &y, shift, 1);
+  return out;
+}
+
+inline int story_silu_of(int h) {
+  std::int16_t out = 0, x = static_cast<std::int16_t>(h);
+  story_silu(&out, &x, 1);
+  return out;
+}
+
+inline std::array<int, 2> story_rope_of(int a, int b, int cos, int sin) {
+  std::int16_t x[2] = {static_cast<std::int16_t>(a), static_cast<std::int16_t>(b)};
+  std::int16_t c = static_cast<std::int16_t>(cos), s = static_cast<std::int16_t>(sin);
+  story_rope(x, &c, &s, 2, 2);
+  return {x[0], x[1]};
+}
+
+// Operands x, y.
+struct Add16Machine : VectorMachine {
+  explicit Add16Machine(std::vector<VectorCase> cases) {
+    Bits x = operand("x", 16), y = operand("y", 16);
+    finish({add16_element(unit(), x, y, enable())}, std::move(cases));
+  }
+};
+
+// Operands a, b, shift.
+struct Mul16Machine : VectorMachine {
+  explicit Mul16Machine(std::vector<VectorCase> cases) {
+    Bits a = operand("a", 16), b = operand("b", 16), shift = one_hot_operand("shift_is", 1, kMul16Shifts);
+    finish({mul16_element(unit(), a, b, shift, enable())}, std::move(cases));
+  }
+};
+
+// Operand h; the table is STORY_SILU.
+struct SiluMachine : VectorMachine {
+  explicit SiluMachine(std::vector<VectorCase> cases) {
+    const std::vector<int> table(STORY_SILU, STORY_SILU + STORY_SILU_POINTS);
+    Bits h = operand("h", 16);
+    finish({silu_element(unit(), h, table, enable())}, std::move(cases));
+  }
+};
+
+// Operands a, b, cos, sin; results x'[2j], x'[2j+1].
+struct RopeMachine : VectorMachine {
+  explicit RopeMachine(std::vector<VectorCase> cases) {
+    RopeOperands x{operand("a", 16), operand("b", 16), operand("cos", 16), operand("sin", 16)};
+    auto [first, second] = rope_pair(unit(), x, enable());
+    finish({first, second}, std::move(cases));
+  }
+};
+
+// --- cases -------------------------------------------------------------------------------------
+
+inline constexpr int kInt16Min = -32768, kInt16Max = 32767;
+
+// Random operands.
+class RandomOperands {
+ public:
+  explicit RandomOperands(unsigned seed) : random_(seed) {}
+  int pick(int low, int high) { return std::uniform_int_distribution<int>(low, high)(random_); }
+  // An int16 of a random magnitude: every bit width equally likely.
+  int element() {
+    const int span = pick(0, 15);
+    return std::clamp(pick(-(1 << span), (1 << span) - 1), kInt16Min, kInt16Max);
+  }
+  // An odd number of at most `bits` bits.
+  int odd(int bits) { return pick(0, (1 << (bits - 1)) - 1) * 2 + 1; }
+  int sign() { return pick(0, 1) ? 1 : -1; }
+
+ private:
+  std::mt19937 random_;
+};
+
+inline const std::vector<int> kElementEdges = {kInt16Min, kInt16Min + 1, -4097, -4096, -4095, -2049, -1, 0,
+                                               1,         2048,          4094,  4095,  4096,  kInt16Max - 1, kInt16Max};
+
+inline bool is_int16(std::int64_t v) { return v >= kInt16Min && v <= kInt16Max; }
+
+// Every pair of edge elements, sums around both saturation points, and random operands.
+inline std::vector<VectorCase> add16_cases(int random_count) {
+  std::vector<VectorCase> cases;
+  auto add = [&](int x, int y) { cases.push_back({{x, y}, {story_add16_of(x, y)}}); };
+  for (int x : kElementEdges)
+    for (int y : kElementEdges) add(x, y);
+  RandomOperands r(3);
+  for (int sum : {-4098, -4097, -4096, -4095, 4094, 4095, 4096, 4097})  // around both saturation points
+    for (int i = 0; i < 16;) {
+      const int x = r.element();
+      if (is_int16(sum - x)) add(x, sum - x), ++i;
+    }
+  for (int i = 0; i < random_count; ++i) add(r.element(), r.element());
+  return cases;
+}
+
+// For every shift: the extremes, products that round to either side of both saturation points, and
+// ties; then random operands whose shift mostly leaves the result unsaturated.
+inline std::vector<VectorCase> mul16_cases(int random_count, unsigned seed) {
+  std::vector<VectorCase> cases;
+  auto add = [&](int a, int b, int s) {
+    if (is_int16(a) && is_int16(b)) cases.push_back({{a, b, s}, {story_mul16_of(a, b, s)}});
+  };
+  RandomOperands r(seed);
+  for (int s = 1; s <= kMul16Shifts; ++s) {
+    for (int a : {kInt16Min, kInt16Min + 1, -4096, -1, 0, 1, 3, 4095, kInt16Max})
+      for (int b : {kInt16Min, -1, 1, 4095, kInt16Max}) add(a, b, s);
+    for (double target : {4095.5, 4096.0, -4096.0, -4096.5, -4097.0}) {  // around the saturation points
+      const int a = r.sign() * std::max(1, r.element());
+      const auto b = static_cast<int>(std::llround(std::ldexp(target, s) / a));
+      for (int d : {-1, 0, 1}) add(a, b + d, s);
+    }
+    for (int i = 0; i < 4; ++i) {  // ties: a·b = odd·2^(s−1), rounding up
+      const int v = std::min(s - 1, 14), u = s - 1 - v;
+      add(r.sign() * (r.odd(15 - std::min(u, 14)) << u), r.sign() << v, s);
+    }
+  }
+  for (int i = 0; i < random_count; ++i) {
+    const int a = r.element(), b = r.element();
+    const int magnitude = std::bit_width(static_cast<std::uint64_t>(std::abs(std::int64_t{a} * b)));
+    add(a, b, i % 8 == 0 ? r.pick(1, kMul16Shifts) : std::clamp(magnitude - r.pick(0, 14), 1, kMul16Shifts));
+  }
+  return cases;
+}
+
+// The extremes, then every step-th int16 from −32768.
+inline std::vector<VectorCase> silu_cases(int step) {
+  std::vector<VectorCase> cases;
+  for (int h : {kInt16Min, kInt16Max, -4097, 4096, 0}) cases.push_back({{h}, {story_silu_of(h)}});
+  for (int h = kInt16Min; h <= kInt16Max; h += step) cases.push_back({{h}, {story_silu_of(h)}});
+  return cases;
+}
+
+// Every combination of extreme elements and table entries; ties of both outputs; random angles with
+// 13-bit elements, as the story model rotates; and random int16 operands.
+inline std::vector<VectorCase> rope_cases(int random_count, unsigned seed) {
+  std::vector<VectorCase> cases;
+  auto add = [&](int a, int b, int cos, int sin) {
+    auto [first, second] = story_rope_of(a, b, cos, sin);
+    // story_ops.c sums a·sin + b·cos in int32, which overflows at one input, all four −32768 (2^31);
+    // story_ops.h defines the exact sum (as the emulator computes it), which saturates.
+    if (a == kInt16Min && b == kInt16Min && cos == kInt16Min && sin == kInt16Min) second = 4095;
+    cases.push_back({{a, b, cos, sin}, {first, second}});
+  };
+  const std::vector<int> entries = {kInt16Min, kInt16Min + 1, -16384, 0, 16384, kInt16Max};
+  for (int a : {kInt16Min, -4096, -1, 0, 1, 4095, kInt16Max})
+    for (int b : {kInt16Min, -4096, -1, 0, 1, 4095, kInt16Max})
+      for (int cos : entries)
+        for (int sin : entries) add(a, b, cos, sin);
+  RandomOperands r(seed);
+  for (int i = 0; i < 40; ++i) {  // a·cos ∓ b·sin = odd·2^13
+    const int odd = r.sign() * r.odd(15), other = r.element(), unit = r.sign() * 8192;
+    add(odd, 0, unit, other);
+    add(0, odd, other, unit);
+    add(odd, r.sign() * 2 * r.odd(14), unit, unit);
+  }
+  for (int i = 0; i < random_count; ++i) {
+    const double angle = r.pick(0, 1 << 20) * (2 * std::numbers::pi / (1 << 20));
+    add(r.pick(-4096, 4095), r.pick(-4096, 4095), static_cast<int>(std::lround(16384 * std::cos(angle))),
+        static_cast<int>(std::lround(16384 * std::sin(angle))));
+    add(r.element(), r.element(), r.element(), r.element());
+  }
+  return cases;
+}
+
+}  // namespace rvformer::circuit

@@ -1,0 +1,137 @@
+// circuit/vector_elementwise.cpp — see vector_elementwise.h.
+#include "circuit/vector_elementwise.h"
+
+#include <algorithm>
+#include <initializer_list>
+
+#include "support/error.h"
+
+namespace rvformer::circuit {
+namespace {
+
+constexpr int kElementBits = 16;
+constexpr int kActivationBits = 13;
+constexpr std::size_t kMaxMulShift = 30;
+
+void check_elements(std::initializer_list<const Bits*> elements) {
+  for (const Bits* e : elements)
+    if (e->size() != kElementBits) fail("circuit: an elementwise operand has {} bits, not {}", e->size(), kElementBits);
+}
+
+std::vector<Literal> literals_of(const Bits& bits, bool complemented = false) {
+  std::vector<Literal> out;
+  for (SignalId b : bits) out.push_back({b, complemented});
+  return out;
+}
+
+std::vector<Literal> joined(std::vector<Literal> a, const std::vector<Literal>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// The literals saying that bits [low, low + count) of `bits` spell `value`.
+std::vector<Literal> spelling(const Bits& bits, int low, int count, int value) {
+  std::vector<Literal> out;
+  for (int i = 0; i < count; ++i) out.push_back((value >> i) & 1 ? lit(bits[low + i]) : nlit(bits[low + i]));
+  return out;
+}
+
+}  // namespace
+
+Bits add16_element(Gates g, const Bits& x, const Bits& y, const Enable& enable) {
+  check_elements({&x, &y});
+  Forms a = forms_of(x), b = forms_of(y);
+  a.push_back(F(x.back()));
+  b.push_back(F(y.back()));
+  const Bits sum = narrow_sum(g, "sum", kElementBits + 1, a, b, enable.on());
+  return shift_and_saturate(g, sum, {{0, g.all("on", enable.literals())}});
+}
+
+Bits mul16_element(Gates g, const Bits& a, const Bits& b, const std::vector<SignalId>& shift, const Enable& enable) {
+  check_elements({&a, &b});
+  if (shift.empty() || shift.size() > kMaxMulShift)
+    fail("circuit: story_mul16 shifts by 1 to at most {}", kMaxMulShift);
+  ColumnSum sum(2 * kElementBits);
+  sum.add_product(literals_of(a), literals_of(b));
+  std::vector<std::pair<int, SignalId>> shifts;
+  for (int s = 1; s <= static_cast<int>(shift.size()); ++s) {
+    sum.add(s - 1, {lit(shift[s - 1])});
+    shifts.push_back({s, shift[s - 1]});
+  }
+  return shift_and_saturate(g, sum.sum(g, enable), shifts);
+}
+
+namespace {
+
+constexpr int kSegmentBits = 7;  // r = o & 127
+constexpr int kSegments = 64;
+
+// The literals under which h (16 bits) lies in 13 bits and sat13(h) + 4096 is in segment j: bits
+// 7–11 spell j's low five bits, and bits 12–15 all equal the complement of j's top bit.
+std::vector<Literal> in_segment(const Bits& h, int j) {
+  std::vector<Literal> out = spelling(h, kSegmentBits, 5, j);
+  for (int p = kActivationBits - 1; p < kElementBits; ++p) out.push_back(j >> 5 ? nlit(h[p]) : lit(h[p]));
+  return out;
+}
+
+// Literal sets, excluding each other, that together say h ≥ 4096 (or h < −4096 when `below`): the
+// sign, then the first of bits 14..12 that differs from it.
+std::vector<std::vector<Literal>> beyond_13_bits(const Bits& h, bool below) {
+  std::vector<std::vector<Literal>> ways;
+  std::vector<Literal> agreeing{{h[kElementBits - 1], !below}};
+  for (int p = kElementBits - 2; p >= kActivationBits - 1; --p) {
+    const Literal agrees{h[p], !below};
+    ways.push_back(joined(agreeing, {~agrees}));
+    agreeing.push_back(agrees);
+  }
+  return ways;
+}
+
+}  // namespace
+
+Bits silu_element(Gates g, const Bits& h, std::span<const int> y, const Enable& enable) {
+  check_elements({&h});
+  if (y.size() != kSegments + 1 || std::any_of(y.begin(), y.end(), [](int v) { return v < -4096 || v > 4095; }))
+    fail("circuit: a SiLU table has {} values of 13 bits", kSegments + 1);
+  constexpr int kWidth = 20;  // q = 128·result + 0..127, the result in 13 bits
+  ColumnSum sum(kWidth);
+  // q for o = 128·j + r.
+  auto q_at = [&](int j, int r) { return 128 * std::int64_t{y[j]} + 64 + std::int64_t{y[j + 1] - y[j]} * r; };
+  std::vector<ColumnSum::Choice> bases;
+  for (int j = 0; j < kSegments; ++j) bases.push_back({q_at(j, 0), in_segment(h, j)});
+  for (const auto& way : beyond_13_bits(h, false)) bases.push_back({q_at(kSegments - 1, 127), way});
+  for (const auto& way : beyond_13_bits(h, true)) bases.push_back({q_at(0, 0), way});
+  sum.add_one_of(bases);
+  for (int low = 0; low < kSegmentBits; low += 2) {
+    const int bits = std::min(2, kSegmentBits - low);
+    std::vector<ColumnSum::Choice> multiples;
+    for (int j = 0; j < kSegments; ++j)
+      for (int v = 1; v < (1 << bits); ++v)
+        multiples.push_back(
+            {std::int64_t{y[j + 1] - y[j]} * (v << low), joined(in_segment(h, j), spelling(h, low, bits, v))});
+    sum.add_one_of(multiples);
+  }
+  const Bits q = sum.sum(g, enable);
+  return Bits(q.begin() + kSegmentBits, q.end());
+}
+
+std::array<Bits, 2> rope_pair(Gates g, const RopeOperands& x, const Enable& enable) {
+  check_elements({&x.a, &x.b, &x.cos, &x.sin});
+  constexpr int kFraction = 14;  // STORY_FRAC_ROPE
+  const SignalId on = g.all("on", enable.literals());
+  auto rotated = [&](const std::string& name, ColumnSum& sum) {
+    Gates part = g.sub(name);
+    sum.add(kFraction - 1, {});
+    return shift_and_saturate(part, sum.sum(part, enable), {{kFraction, on}});
+  };
+  const auto a = literals_of(x.a), b = literals_of(x.b), cos = literals_of(x.cos), sin = literals_of(x.sin);
+  ColumnSum first(2 * kElementBits + 1), second(2 * kElementBits + 1);
+  first.add_product(a, cos);
+  first.add_product(b, literals_of(x.sin, true));
+  first.add_signed(b);
+  second.add_product(a, sin);
+  second.add_product(b, cos);
+  return {rotated("first", first), rotated("second", second)};
+}
+
+}  // namespace rvformer::circuit

@@ -1,0 +1,66 @@
+// Tests of the vector unit's elementwise operations: the exact evaluator, with its exactness checks
+// on, runs each one on edge cases and random operands against the story program's reference
+// (story_ops.c), and with the enable off (zeros, every neuron off).
+#include <gtest/gtest.h>
+
+#include "circuit/vector_arith_testing.h"
+
+namespace rvformer::circuit {
+namespace {
+
+// --- add16 ---------------------------------------------------------------------------------------
+
+TEST(VectorElementwise, Add16SaturatesAtBothEndsInTwoStages) {
+  Add16Machine m(add16_cases(3000));
+  EXPECT_EQ(stages(m.c, m.results()[0]), 2);
+  expect_every_case(m);
+}
+
+// --- mul16 ---------------------------------------------------------------------------------------
+
+TEST(VectorElementwise, Mul16RoundsAndSaturatesAtEveryShiftInSevenStages) {
+  Mul16Machine m(mul16_cases(3000, 5));
+  EXPECT_EQ(stages(m.c, m.results()[0]), 7);
+  expect_every_case(m);
+}
+
+// --- silu ----------------------------------------------------------------------------------------
+
+TEST(VectorElementwise, SiluOfEveryInt16InFiveStages) {
+  SiluMachine m(silu_cases(1));
+  EXPECT_EQ(stages(m.c, m.results()[0]), 5);
+  expect_every_case(m);
+}
+
+// story_silu's formula with another table.
+int silu_with(const std::vector<int>& y, int h) {
+  const int o = std::clamp(h, -4096, 4095) + 4096, j = o >> 7;
+  return y[j] + static_cast<int>((std::int64_t{y[j + 1] - y[j]} * (o - (j << 7)) + 64) >> 7);
+}
+
+// Random 13-bit values as the table, every eighth one an extreme (4095 and −4096 in turn), so that
+// neighbours differ by up to 8191 either way.
+TEST(VectorElementwise, SiluInterpolatesAnyTableOfThirteenBitValues) {
+  RandomOperands r(9);
+  std::vector<int> y;
+  for (int j = 0; j <= 64; ++j) y.push_back(j % 8 == 0 ? (j % 16 ? -4096 : 4095) : r.pick(-4096, 4095));
+  VectorMachine m;
+  const Bits h = m.operand("h", 16);
+  std::vector<VectorCase> cases;
+  for (int v : {kInt16Min, kInt16Max, -4097, 4096}) cases.push_back({{v}, {silu_with(y, v)}});
+  for (int v = -4096; v < 4096; v += r.pick(1, 5)) cases.push_back({{v}, {silu_with(y, v)}});
+  m.finish({silu_element(m.unit(), h, y, m.enable())}, std::move(cases));
+  expect_every_case(m);
+}
+
+// --- rope ----------------------------------------------------------------------------------------
+
+TEST(VectorElementwise, RopeRotatesBothElementsOfAPairInSevenStages) {
+  RopeMachine m(rope_cases(1500, 13));
+  EXPECT_EQ(stages(m.c, m.results()[0]), 7);
+  EXPECT_EQ(stages(m.c, m.results()[1]), 7);
+  expect_every_case(m);
+}
+
+}  // namespace
+}  // namespace rvformer::circuit
