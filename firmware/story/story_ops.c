@@ -95,7 +95,7 @@ void story_silu(int16_t* out, const int16_t* h, int n) {
 void story_rope(int16_t* x, const int16_t* cos, const int16_t* sin, int n, int head_size) {
   for (int i = 0; i < n; i += 2) {
     int j = (i % head_size) / 2;
-    int32_t a = x[i], b = x[i + 1];
+    int64_t a = x[i], b = x[i + 1];  /* a·sin + b·cos reaches 2^31 */
     x[i] = sat13(round_shift(a * cos[j] - b * sin[j], STORY_FRAC_ROPE));
     x[i + 1] = sat13(round_shift(a * sin[j] + b * cos[j], STORY_FRAC_ROPE));
   }

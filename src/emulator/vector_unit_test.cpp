@@ -561,6 +561,25 @@ TEST(VectorUnit, RopeMatchesTheReference) {
   }
 }
 
+// Every pair of int16 extremes rotated by table entries at the extremes: a·sin + b·cos reaches 2^31
+// when all four are −32768, which an int32 sum would wrap.
+TEST(VectorUnit, RopeOfTheInt16ExtremesMatchesTheReference) {
+  const std::vector<std::int16_t> extremes = {-32768, -32767, -1, 0, 1, 32767};
+  for (std::int16_t cos : extremes)
+    for (std::int16_t sin : extremes) {
+      std::vector<std::int16_t> x;
+      for (std::int16_t a : extremes)
+        for (std::int16_t b : extremes) x.insert(x.end(), {a, b});
+      VectorProgram program;
+      program.put_table(0, {cos, 0}).put_table(4, {sin, 0}).put_activations(0, x);
+      const auto n = static_cast<std::uint32_t>(x.size());
+      program.set(Op::kVuSetvl, n).set(Op::kVuSeths, 2).set(Op::kVuSetaux, 4).op(Op::kVuRope, 0, 0);
+      story_rope(x.data(), &cos, &sin, static_cast<int>(n), 2);
+      program.write_activations(0, x);
+      EXPECT_TRUE(same_memories(program.run(), program)) << "cos " << cos << ", sin " << sin;
+    }
+}
+
 // One attention head over a KV cache of 512 positions; the query and output at other places.
 struct AttentionCase {
   std::uint32_t head_size, stride;

@@ -1,0 +1,79 @@
+// vector_arith_cost — what one element of each vector unit operation costs in the circuit: the MLP
+// stages and the neurons of each stage (docs/vector-unit.md, "The arithmetic, built").
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <functional>
+#include <map>
+
+#include "circuit/graph.h"
+#include "circuit/vector_arith.h"
+#include "circuit/vector_elementwise.h"
+
+extern "C" {
+#include "story_ops.h"
+}
+
+namespace {
+
+using namespace rvformer;
+using circuit::Bits;
+
+Bits inputs(circuit::Circuit& c, const std::string& name, int count) {
+  Bits bits;
+  for (int i = 0; i < count; ++i) bits.push_back(c.add_input(name + "[" + std::to_string(i) + "]"));
+  return bits;
+}
+
+// Builds one operation into a circuit of its own (its operands inputs) and prints its cost.
+void report(const std::string& name, const std::function<std::vector<Bits>(circuit::Circuit&, circuit::Gates&, circuit::SignalId)>& build) {
+  circuit::Circuit c;
+  const circuit::SignalId enable = c.add_input("enable");
+  circuit::Gates g(c, "op");
+  for (const Bits& result : build(c, g, enable))
+    for (circuit::SignalId bit : result) c.mark_output(bit);
+  const circuit::CircuitGraph graph = circuit::analyze(c);
+  const std::vector<int> stage = circuit::mlp_stages(c, graph);
+  std::map<int, std::size_t> neurons;
+  for (const circuit::Step& step : graph.steps)
+    if (step.kind == circuit::Step::Kind::Unit) neurons[stage[step.outputs.front()]] += graph.units[step.index].neurons.size();
+  fmt::print("{}: {} stages, {} neurons\n", name, neurons.rbegin()->first, c.neurons().size());
+  for (auto [s, count] : neurons) fmt::print("  stage {:2}: {:6} neurons\n", s, count);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Stages and neurons of one element of each vector unit operation in the circuit"};
+  std::vector<int> columns{8, 64, 172};
+  app.add_option("--columns", columns, "the row product's row lengths (default 8 64 172)")->check(CLI::Range(1, 512));
+  CLI11_PARSE(app, argc, argv);
+
+  for (int n : columns)
+    report(fmt::format("vu.matvec16 element, {} columns of 13-bit activations", n), [n](auto& c, auto& g, auto enable) {
+      circuit::RowOperands row;
+      for (int j = 0; j < n; ++j) {
+        row.weights.push_back(inputs(c, "w" + std::to_string(j), 8));
+        row.activations.push_back(inputs(c, "x" + std::to_string(j), 13));
+      }
+      row.multiplier = inputs(c, "m", 8);
+      row.shift = inputs(c, "shift_is", 62);
+      return std::vector<Bits>{circuit::requantised_row_product(g, row, enable)};
+    });
+  report("vu.add16 element", [](auto& c, auto& g, auto enable) {
+    return std::vector<Bits>{circuit::add16_element(g, inputs(c, "x", 16), inputs(c, "y", 16), enable)};
+  });
+  report("vu.mul16 element", [](auto& c, auto& g, auto enable) {
+    return std::vector<Bits>{circuit::mul16_element(g, inputs(c, "a", 16), inputs(c, "b", 16), inputs(c, "shift_is", 30), enable)};
+  });
+  report("vu.silu element", [](auto& c, auto& g, auto enable) {
+    const std::vector<int> table(STORY_SILU, STORY_SILU + STORY_SILU_POINTS);
+    return std::vector<Bits>{circuit::silu_element(g, inputs(c, "h", 16), table, enable)};
+  });
+  report("vu.rope pair", [](auto& c, auto& g, auto enable) {
+    const circuit::RopeOperands x{inputs(c, "a", 16), inputs(c, "b", 16), inputs(c, "cos", 16), inputs(c, "sin", 16)};
+    const std::array<Bits, 2> pair = circuit::rope_pair(g, x, enable);
+    return std::vector<Bits>{pair[0], pair[1]};
+  });
+  return 0;
+}
