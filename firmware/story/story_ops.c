@@ -48,11 +48,12 @@ const uint16_t STORY_RSQRT[STORY_RSQRT_ENTRIES] = {
     34991, 34914, 34837, 34760, 34684, 34608, 34533, 34458, 34384, 34310, 34237, 34164, 34092, 34020, 33949, 33878,
     33807, 33737, 33668, 33599, 33530, 33461, 33393, 33326, 33259, 33192, 33126, 33060, 32994, 32929, 32864, 32800};
 
-void story_rmsnorm(int16_t* out, const int16_t* x, int n, uint32_t eps_term) {
+StoryNormScale story_rmsnorm_scale(const int16_t* x, int n, uint32_t eps_term) {
   int s = 0;
   while ((1 << s) < n) ++s;
-  uint64_t ss = eps_term;
-  for (int i = 0; i < n; ++i) ss += (uint32_t)((int32_t)x[i] * x[i]) >> s;
+  uint64_t squares = (uint64_t)eps_term << s;
+  for (int i = 0; i < n; ++i) squares += (uint32_t)((int32_t)x[i] * x[i]);
+  uint64_t ss = squares >> s;
   const uint64_t limit = (uint64_t)1 << 30;
   if (ss > limit) ss = limit;
   if (ss == 0) ss = 1;
@@ -60,9 +61,17 @@ void story_rmsnorm(int16_t* out, const int16_t* x, int n, uint32_t eps_term) {
   while ((ss << e) < ((uint64_t)1 << 28)) e += 2;
   uint64_t bucket = (ss << e) >> 22;
   if (bucket > 255) bucket = 255;
-  const int64_t inv = STORY_RSQRT[bucket - 64];
-  const int shift = 30 - STORY_FRAC_NORM - e / 2;
-  for (int i = 0; i < n; ++i) out[i] = sat13(round_shift(x[i] * inv, shift));
+  const StoryNormScale scale = {(int)bucket - 64, e / 2};
+  return scale;
+}
+
+int16_t story_rmsnorm_element(int16_t x, StoryNormScale scale) {
+  return sat13(round_shift((int64_t)x * STORY_RSQRT[scale.entry], 30 - STORY_FRAC_NORM - scale.half_e));
+}
+
+void story_rmsnorm(int16_t* out, const int16_t* x, int n, uint32_t eps_term) {
+  const StoryNormScale scale = story_rmsnorm_scale(x, n, eps_term);
+  for (int i = 0; i < n; ++i) out[i] = story_rmsnorm_element(x[i], scale);
 }
 
 const uint16_t STORY_EXP2[STORY_EXP2_ENTRIES] = {

@@ -67,18 +67,27 @@ void story_add16(int16_t* x, const int16_t* y, int n);
 /* Elementwise multiply and requantise: out[i] = sat13(round_shift(a[i] * b[i], shift)), 1 <= shift <= 30. */
 void story_mul16(int16_t* out, const int16_t* a, const int16_t* b, int shift, int n);
 
-/* RMSNorm without gain (the quantiser folds the gain into the next matrix's columns):
+/* RMSNorm without gain (the quantiser folds the gain into the next matrix's columns), in two
+ * parts, as the vector unit in the weights computes it: the scale from the whole vector, then each
+ * element from its own value and the scale.
  *   s   = the smallest s >= 0 with n <= 2^s                    (n <= STORY_MAX_DOT)
- *   ss  = min(2^30, eps_term + sum_i floor(x[i]^2 / 2^s))     (exact; then 1 if it is 0)
+ *   ss  = min(2^30, floor((eps_term * 2^s + sum_i x[i]^2) / 2^s))   (exact; then 1 if it is 0)
  *   e   = the even e >= 0 that puts v = ss * 2^e in [2^28, 2^30]
  *   i   = min(floor(v / 2^22), 255)                           (in [64, 255])
+ *   scale = {i - 64, e / 2}                                   (story_rmsnorm_scale)
  *   inv = STORY_RSQRT[i - 64] = round(2^19 / (i * (i + 1))^(1/4))   (2^30 / sqrt(v) over the bucket:
  *         the inverse root of the geometric mean of its ends; in [2^15, 2^16])
- *   out[i] = sat13(round_shift(x[i] * inv, 30 - STORY_FRAC_NORM - e/2))
+ *   out[i] = sat13(round_shift(x[i] * inv, 30 - STORY_FRAC_NORM - e/2))   (story_rmsnorm_element)
  * that is x / rms(x) in Q(STORY_FRAC_NORM), times sqrt(n / 2^s), which the quantiser also folds into
  * the gain. eps_term is the model's epsilon in units of ss: round(eps * 2^(2*STORY_FRAC_X) * n / 2^s). */
 #define STORY_RSQRT_ENTRIES 192
 extern const uint16_t STORY_RSQRT[STORY_RSQRT_ENTRIES];
+typedef struct {
+  int entry;   /* into STORY_RSQRT: 0..191 */
+  int half_e;  /* e / 2: 0..14 */
+} StoryNormScale;
+StoryNormScale story_rmsnorm_scale(const int16_t* x, int n, uint32_t eps_term);
+int16_t story_rmsnorm_element(int16_t x, StoryNormScale scale);
 void story_rmsnorm(int16_t* out, const int16_t* x, int n, uint32_t eps_term);
 
 /* 2^x for x <= 0 (Q16 in, Q15 out, result in [0, 32768]):

@@ -327,18 +327,19 @@ bool VectorUnit::mul16(std::uint32_t a, std::uint32_t b) {
   return true;
 }
 
-// x / rms(x) in Q9 (story_rmsnorm): the mean square (each square divided by the power of two
+// x / rms(x) in Q9 (story_rmsnorm): the mean square (the sum of squares divided by the power of two
 // 2^s >= n, plus the epsilon term AUX), at most 2^30, normalised into [2^28, 2^30] by an even shift
 // e; its bucket's entry stands for 2^30 / √ of it, and e/2 comes back off the output shift.
 bool VectorUnit::rmsnorm(std::uint32_t out, std::uint32_t x) {
   const std::uint32_t n = count();
   if (!in_range(n, 1, kMaxNormLength) || !in_activations(out, n) || !in_activations(x, n)) return false;
   const int s = std::bit_width(n - 1);  // the smallest s with n <= 2^s
-  std::uint64_t sum = registers_[kAux];
+  std::uint64_t squares = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
     const std::int64_t value = activations_[x + i];
-    sum += static_cast<std::uint64_t>(value * value) >> s;
+    squares += static_cast<std::uint64_t>(value * value);
   }
+  std::uint64_t sum = registers_[kAux] + (squares >> s);
   constexpr std::uint64_t kCeiling = std::uint64_t{1} << 30, kFloor = std::uint64_t{1} << 28;
   sum = std::clamp<std::uint64_t>(sum, 1, kCeiling);
   int e = 0;
