@@ -70,6 +70,11 @@ int main(int argc, char** argv) {
     const std::vector<int> table(STORY_SILU, STORY_SILU + STORY_SILU_POINTS);
     return std::vector<Bits>{circuit::silu_element(g, inputs(c, "h", 16), table, enable)};
   });
+  report("vu.rmsnorm element, given the scale", [](auto& c, auto& g, auto enable) {
+    const std::vector<int> table(STORY_RSQRT, STORY_RSQRT + STORY_RSQRT_ENTRIES);
+    return std::vector<Bits>{
+        circuit::rmsnorm_element(g, inputs(c, "x", 16), inputs(c, "entry", 8), inputs(c, "half_e", 4), table, enable)};
+  });
   report("vu.rope pair", [](auto& c, auto& g, auto enable) {
     const circuit::RopeOperands x{inputs(c, "a", 16), inputs(c, "b", 16), inputs(c, "cos", 16), inputs(c, "sin", 16)};
     const std::array<Bits, 2> pair = circuit::rope_pair(g, x, enable);

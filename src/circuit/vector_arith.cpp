@@ -105,15 +105,17 @@ Bits ColumnSum::sum(Gates g, const Enable& enable) const {
     for (int p = 0; p < width_; ++p) max[p] += (group_columns >> p) & 1;
     group_columns = 0;
   }
-  std::vector<SignalId> count;
-  for (int p = 0; p < width_; ++p) count.push_back(g.signal(indexed("count", p), 0, std::max(max[p], 1)));
+  std::vector<SignalId> count(width_, 0);  // none for a column no row reaches
+  std::vector<Form> columns(width_);
+  for (int p = 0; p < width_; ++p)
+    if (max[p] > 0) columns[p] = F(count[p] = g.signal(indexed("count", p), 0, max[p]));
   for (const Row& row : rows_) {
     std::vector<Term> down;
     for (int p = 0; p < width_; ++p)
       if ((row.columns >> p) & 1) down.push_back({count[p], 1.0});
     g.add_all(down, enable.with(row.literals));
   }
-  return sum_columns(g.sub("sum"), forms_of(count), max, width_);
+  return sum_columns(g.sub("sum"), columns, max, width_);
 }
 
 // The result fits when bits s + 12 .. width − 1 all equal the sign; otherwise it saturates, to 4095

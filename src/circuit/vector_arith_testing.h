@@ -302,6 +302,10 @@ inline std::array<int, 2> story_rope_of(int a, int b, int cos, int sin) {
   return {x[0], x[1]};
 }
 
+inline int story_rmsnorm_element_of(int x, int entry, int half_e) {
+  return story_rmsnorm_element(static_cast<std::int16_t>(x), StoryNormScale{entry, half_e});
+}
+
 // Operands x, y.
 struct Add16Machine : VectorMachine {
   explicit Add16Machine(std::vector<VectorCase> cases) {
@@ -333,6 +337,15 @@ struct RopeMachine : VectorMachine {
     RopeOperands x{operand("a", 16), operand("b", 16), operand("cos", 16), operand("sin", 16)};
     auto [first, second] = rope_pair(unit(), x, enable());
     finish({first, second}, std::move(cases));
+  }
+};
+
+// Operands x (16 bits), the table entry (8 bits) and e/2 (4 bits).
+struct RmsnormElementMachine : VectorMachine {
+  explicit RmsnormElementMachine(std::vector<VectorCase> cases) {
+    const std::vector<int> table(STORY_RSQRT, STORY_RSQRT + STORY_RSQRT_ENTRIES);
+    const Bits x = operand("x", 16), entry = operand("entry", 8), half_e = operand("half_e", 4);
+    finish({rmsnorm_element(unit(), x, entry, half_e, table, enable())}, std::move(cases));
   }
 };
 
@@ -441,6 +454,31 @@ inline std::vector<VectorCase> rope_cases(int random_count, unsigned seed) {
     add(r.pick(-4096, 4095), r.pick(-4096, 4095), static_cast<int>(std::lround(16384 * std::cos(angle))),
         static_cast<int>(std::lround(16384 * std::sin(angle))));
     add(r.element(), r.element(), r.element(), r.element());
+  }
+  return cases;
+}
+
+// Every e/2 with the extreme elements and entries; results around both saturation points and
+// rounding ties; random elements and entries.
+inline std::vector<VectorCase> rmsnorm_element_cases(int random_count, unsigned seed) {
+  std::vector<VectorCase> cases;
+  auto add = [&](int x, int entry, int half_e) {
+    cases.push_back({{x, entry, half_e}, {story_rmsnorm_element_of(x, entry, half_e)}});
+  };
+  for (int half_e = 0; half_e <= 14; ++half_e)
+    for (int x : {kInt16Min, kInt16Min + 1, -4096, -1, 0, 1, 4095, kInt16Max})
+      for (int entry : {0, 1, 95, STORY_RSQRT_ENTRIES - 1}) add(x, entry, half_e);
+  RandomOperands r(seed);
+  for (int i = 0; i < random_count; ++i) {
+    const int entry = r.pick(0, STORY_RSQRT_ENTRIES - 1), half_e = r.pick(0, 14);
+    const std::int64_t inverse = STORY_RSQRT[entry];
+    const int shift = 21 - half_e;
+    // x·inverse near ±4095.5·2^shift (saturation) and near the halfway points (ties).
+    for (double target : {4095.5, -4096.5, r.pick(-4096, 4095) + 0.5}) {
+      const auto x = static_cast<std::int64_t>(std::llround(target * std::ldexp(1.0, shift) / static_cast<double>(inverse)));
+      for (std::int64_t d : {-1, 0, 1}) add(static_cast<int>(std::clamp<std::int64_t>(x + d, kInt16Min, kInt16Max)), entry, half_e);
+    }
+    add(r.element(), entry, half_e);
   }
   return cases;
 }

@@ -115,6 +115,31 @@ Bits silu_element(Gates g, const Bits& h, std::span<const int> y, const Enable& 
   return Bits(q.begin() + kSegmentBits, q.end());
 }
 
+Bits rmsnorm_element(Gates g, const Bits& x, const Bits& entry, const Bits& half_e, std::span<const int> table,
+                     const Enable& enable) {
+  check_elements({&x});
+  constexpr int kEntryBits = 8, kHalfEBits = 4, kMaxHalfE = 14;
+  constexpr int kOutShift = 30 - 9;  // 30 − STORY_FRAC_NORM
+  if (entry.size() != kEntryBits || half_e.size() != kHalfEBits || table.empty() || table.size() > (1u << kEntryBits) ||
+      std::any_of(table.begin(), table.end(), [](int v) { return v < 0 || v >= 1 << 16; }))
+    fail("circuit: a norm's element takes an 8-bit entry into at most 256 values of 16 bits and a 4-bit e/2");
+  ColumnSum sum(2 * kElementBits + 1);
+  for (int b = 0; b < kElementBits; ++b) {
+    const std::int64_t weight = b + 1 == kElementBits ? -(std::int64_t{1} << b) : std::int64_t{1} << b;
+    std::vector<ColumnSum::Choice> choices;
+    for (std::size_t k = 0; k < table.size(); ++k)
+      choices.push_back({weight * table[k], joined(spelling(entry, 0, kEntryBits, static_cast<int>(k)), {lit(x[b])})});
+    sum.add_one_of(choices);
+  }
+  const std::vector<SignalId> half_e_is = decode_one_hot(g, "half_e", half_e, enable.on());
+  std::vector<std::pair<int, SignalId>> shifts;
+  for (int h = 0; h <= kMaxHalfE; ++h) {
+    sum.add(kOutShift - h - 1, spelling(half_e, 0, kHalfEBits, h));
+    shifts.push_back({kOutShift - h, half_e_is[h]});
+  }
+  return shift_and_saturate(g, sum.sum(g, enable), shifts);
+}
+
 std::array<Bits, 2> rope_pair(Gates g, const RopeOperands& x, const Enable& enable) {
   check_elements({&x.a, &x.b, &x.cos, &x.sin});
   constexpr int kFraction = 14;  // STORY_FRAC_ROPE

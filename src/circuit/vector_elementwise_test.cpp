@@ -62,5 +62,13 @@ TEST(VectorElementwise, RopeRotatesBothElementsOfAPairInSevenStages) {
   expect_every_case(m);
 }
 
+// --- the norm's elements --------------------------------------------------------------------------
+
+TEST(VectorElementwise, RmsnormElementScalesAndSaturatesInSevenStages) {
+  RmsnormElementMachine m(rmsnorm_element_cases(600, 21));
+  EXPECT_EQ(stages(m.c, m.results()[0]), 7);
+  expect_every_case(m);
+}
+
 }  // namespace
 }  // namespace rvformer::circuit

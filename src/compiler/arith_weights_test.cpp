@@ -160,6 +160,10 @@ TEST(ArithWeights, CompiledSiluMatchesTheEvaluatorBitForBit) {
   expect_compiled_cases_match(SiluMachine(silu_cases(97)), "silu_model");
 }
 
+TEST(ArithWeights, CompiledRmsnormElementMatchesTheEvaluatorBitForBit) {
+  expect_compiled_cases_match(RmsnormElementMachine(rmsnorm_element_cases(60, 22)), "rmsnorm_element_model");
+}
+
 TEST(ArithWeights, CompiledRopeMatchesTheEvaluatorBitForBit) {
   expect_compiled_cases_match(RopeMachine(every(6, rope_cases(200, 7))), "rope_model");
 }
