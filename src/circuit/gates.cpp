@@ -31,6 +31,17 @@ Form sum_of(const std::vector<SignalId>& signals) {
   return f;
 }
 
+std::vector<Literal> match_bits(const Bits& bits, int low, int width, std::uint32_t value) {
+  std::vector<Literal> literals;
+  for (int i = 0; i < width; ++i) literals.push_back((value >> i) & 1 ? lit(bits[low + i]) : nlit(bits[low + i]));
+  return literals;
+}
+
+std::vector<Literal> join(std::vector<Literal> a, const std::vector<Literal>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 Form binary_value(const std::vector<SignalId>& bits) {
   Form f;
   double weight = 1;
@@ -98,6 +109,14 @@ SignalId Gates::all(const std::string& name, const std::vector<Literal>& literal
 void Gates::add_step(SignalId out, const Form& t, double threshold, double weight) {
   add_relu(out, t - (threshold - 1), weight);
   add_relu(out, t - threshold, -weight);
+}
+
+void Gates::add_step(const std::vector<Term>& down, const Form& t, double threshold) {
+  if (down.empty()) return;
+  std::vector<Term> negated = down;
+  for (Term& term : negated) term.weight = -term.weight;
+  c_.add_neuron(Neuron{(t - (threshold - 1)).terms(), Form(1.0).terms(), down, 1, unit_});
+  c_.add_neuron(Neuron{(t - threshold).terms(), Form(1.0).terms(), negated, 1, unit_});
 }
 
 SignalId Gates::at_least(const std::string& name, const Form& t, double threshold) {

@@ -50,6 +50,9 @@ Form binary_value(const std::vector<SignalId>& bits);
 inline Literal operator~(Literal l) { return {l.signal, !l.negated}; }
 inline Literal lit(SignalId s) { return {s, false}; }
 inline Literal nlit(SignalId s) { return {s, true}; }
+// Literals requiring bits [low, low + width) of `bits` to spell `value`.
+std::vector<Literal> match_bits(const Bits& bits, int low, int width, std::uint32_t value);
+std::vector<Literal> join(std::vector<Literal> a, const std::vector<Literal>& b);
 
 // What switches a unit on: an AND of literals (a bit signal, or raw instruction bits and a
 // machine-state bit). Every neuron of the unit includes it, so a switched-off unit's neurons are
@@ -109,6 +112,8 @@ class Gates {
 
   // Adds `weight · [t ≥ threshold]` to `out` (two neurons), for building sums of steps.
   void add_step(SignalId out, const Form& t, double threshold, double weight = 1);
+  // Adds [t ≥ threshold] times each term's weight to its signal (two neurons).
+  void add_step(const std::vector<Term>& down, const Form& t, double threshold);
   // Adds `weight · AND(literals, condition)` to `out` (one neuron; the condition is a 0/1 form).
   void add_all(SignalId out, const std::vector<Literal>& literals, const Form& condition = Form(), double weight = 1);
   // Adds AND(literals) times each term's weight to its signal (one neuron).

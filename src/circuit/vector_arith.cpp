@@ -15,20 +15,6 @@ namespace {
 
 std::string indexed(const std::string& name, int i) { return name + "[" + std::to_string(i) + "]"; }
 
-std::vector<Literal> join_literals(std::vector<Literal> a, const std::vector<Literal>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
-// Adds [t ≥ 1] · weight to each term's signal, for an integer form t: relu(t) − relu(t − 1).
-void add_step(Gates& g, const Form& t, const std::vector<Term>& down) {
-  if (down.empty()) return;
-  std::vector<Term> negated = down;
-  for (Term& term : negated) term.weight = -term.weight;
-  g.circuit().add_neuron(Neuron{t.terms(), Form(1.0).terms(), down, 1, g.unit()});
-  g.circuit().add_neuron(Neuron{(t - 1).terms(), Form(1.0).terms(), negated, 1, g.unit()});
-}
-
 constexpr int kWeightBits = 8;
 constexpr int kOutBits = 13;
 constexpr int kDigitBits = 7;
@@ -51,7 +37,7 @@ Bits to_binary(Gates& g, const std::string& name, const Form& value, int largest
         int delta = ((q >> (l - low)) & 1) - (((q - 1) >> (l - low)) & 1);
         if (delta != 0) down.push_back({bits[l], static_cast<double>(delta)});
       }
-      add_step(g, rest - ((q << low) - 1), down);
+      g.add_step(down, rest, q << low);
     }
     for (int l = low; l < top; ++l) rest -= F(bits[l]) * std::ldexp(1.0, l);
   }
@@ -139,17 +125,17 @@ Bits shift_and_saturate(Gates g, const Bits& q, const std::vector<std::pair<int,
     for (int k = 0; k + 1 < kOutBits; ++k) {
       const int from = k + s;
       if (from < width - 1) {
-        g.add_all(out[k], join_literals({lit(on), lit(q[from])}, positive));
-        g.add_all(out[k], join_literals({lit(on), lit(q[from])}, negative));
+        g.add_all(out[k], join({lit(on), lit(q[from])}, positive));
+        g.add_all(out[k], join({lit(on), lit(q[from])}, negative));
       } else {
-        g.add_all(out[k], join_literals({lit(on)}, negative));
+        g.add_all(out[k], join({lit(on)}, negative));
       }
     }
     if (!above_ones.terms().empty()) {
       const double big = static_cast<double>(above_ones.terms().size() + 1);
       std::vector<Term> saturated;
       for (int k = 0; k + 1 < kOutBits; ++k) saturated.push_back({out[k], 1.0});
-      add_step(g, above_ones - (Form(1.0) - F(on)) * big - F(sign) * big, saturated);
+      g.add_step(saturated, above_ones - (Form(1.0) - F(on)) * big - F(sign) * big, 1);
     }
   }
   g.add_all(out[kOutBits - 1], {lit(sign)}, valid);
@@ -186,7 +172,7 @@ Bits requantised_row_product(Gates g, const RowOperands& row, const Enable& enab
     }
   }
 
-  // Stage 5: m·acc + 2^(s−1) mod 2^width as column counts of bit products. A negative plane
+  // Stages 2–3, then stage 4: m·acc + 2^(s−1) mod 2^width as column counts of bit products. A negative plane
   // −2^e·U enters as 2^e·(2^n − 1 − U), its complemented bits, less the constant 2^e·(2^n − 1) times m.
   const double bound = columns * 128.0 * std::ldexp(1.0, x_bits - 1) * 255;  // |m·acc| ≤ bound
   const int shift_cap = std::bit_width(static_cast<std::uint64_t>(bound)) + 1;
@@ -207,7 +193,7 @@ Bits requantised_row_product(Gates g, const RowOperands& row, const Enable& enab
     shifts.push_back({s, row.shift[s - 1]});
   }
 
-  // Stages 6–10, then 11.
+  // Stages 5–10, then 11.
   return shift_and_saturate(g, sum.sum(g, enable), shifts);
 }
 

@@ -24,18 +24,6 @@ std::vector<Literal> literals_of(const Bits& bits, bool complemented = false) {
   return out;
 }
 
-std::vector<Literal> joined(std::vector<Literal> a, const std::vector<Literal>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
-// The literals saying that bits [low, low + count) of `bits` spell `value`.
-std::vector<Literal> spelling(const Bits& bits, int low, int count, int value) {
-  std::vector<Literal> out;
-  for (int i = 0; i < count; ++i) out.push_back((value >> i) & 1 ? lit(bits[low + i]) : nlit(bits[low + i]));
-  return out;
-}
-
 }  // namespace
 
 Bits add16_element(Gates g, const Bits& x, const Bits& y, const Enable& enable) {
@@ -69,7 +57,7 @@ constexpr int kSegments = 64;
 // The literals under which h (16 bits) lies in 13 bits and sat13(h) + 4096 is in segment j: bits
 // 7–11 spell j's low five bits, and bits 12–15 all equal the complement of j's top bit.
 std::vector<Literal> in_segment(const Bits& h, int j) {
-  std::vector<Literal> out = spelling(h, kSegmentBits, 5, j);
+  std::vector<Literal> out = match_bits(h, kSegmentBits, 5, j);
   for (int p = kActivationBits - 1; p < kElementBits; ++p) out.push_back(j >> 5 ? nlit(h[p]) : lit(h[p]));
   return out;
 }
@@ -81,7 +69,7 @@ std::vector<std::vector<Literal>> beyond_13_bits(const Bits& h, bool below) {
   std::vector<Literal> agreeing{{h[kElementBits - 1], !below}};
   for (int p = kElementBits - 2; p >= kActivationBits - 1; --p) {
     const Literal agrees{h[p], !below};
-    ways.push_back(joined(agreeing, {~agrees}));
+    ways.push_back(join(agreeing, {~agrees}));
     agreeing.push_back(agrees);
   }
   return ways;
@@ -108,7 +96,7 @@ Bits silu_element(Gates g, const Bits& h, std::span<const int> y, const Enable& 
     for (int j = 0; j < kSegments; ++j)
       for (int v = 1; v < (1 << bits); ++v)
         multiples.push_back(
-            {std::int64_t{y[j + 1] - y[j]} * (v << low), joined(in_segment(h, j), spelling(h, low, bits, v))});
+            {std::int64_t{y[j + 1] - y[j]} * (v << low), join(in_segment(h, j), match_bits(h, low, bits, v))});
     sum.add_one_of(multiples);
   }
   const Bits q = sum.sum(g, enable);
@@ -128,13 +116,13 @@ Bits rmsnorm_element(Gates g, const Bits& x, const Bits& entry, const Bits& half
     const std::int64_t weight = b + 1 == kElementBits ? -(std::int64_t{1} << b) : std::int64_t{1} << b;
     std::vector<ColumnSum::Choice> choices;
     for (std::size_t k = 0; k < table.size(); ++k)
-      choices.push_back({weight * table[k], joined(spelling(entry, 0, kEntryBits, static_cast<int>(k)), {lit(x[b])})});
+      choices.push_back({weight * table[k], join(match_bits(entry, 0, kEntryBits, static_cast<std::uint32_t>(k)), {lit(x[b])})});
     sum.add_one_of(choices);
   }
   const std::vector<SignalId> half_e_is = decode_one_hot(g, "half_e", half_e, enable.on());
   std::vector<std::pair<int, SignalId>> shifts;
   for (int h = 0; h <= kMaxHalfE; ++h) {
-    sum.add(kOutShift - h - 1, spelling(half_e, 0, kHalfEBits, h));
+    sum.add(kOutShift - h - 1, match_bits(half_e, 0, kHalfEBits, h));
     shifts.push_back({kOutShift - h, half_e_is[h]});
   }
   return shift_and_saturate(g, sum.sum(g, enable), shifts);

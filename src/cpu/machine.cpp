@@ -8,17 +8,6 @@ namespace rvformer::cpu {
 
 Bits slice(const Bits& bits, int low, int count) { return Bits(bits.begin() + low, bits.begin() + low + count); }
 
-std::vector<Literal> match_bits(const Bits& bits, int low, int width, std::uint32_t value) {
-  std::vector<Literal> literals;
-  for (int i = 0; i < width; ++i) literals.push_back((value >> i) & 1 ? lit(bits[low + i]) : nlit(bits[low + i]));
-  return literals;
-}
-
-std::vector<Literal> join(std::vector<Literal> a, const std::vector<Literal>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
 circuit::RowSelect binary_select(const Bits& address, std::vector<Literal> match, std::vector<circuit::LinearForm> conditions,
                                  int ago) {
   return circuit::RowSelect{{}, address, std::move(match), std::move(conditions), ago};

@@ -34,8 +34,10 @@ using circuit::Form;
 using circuit::Forms;
 using circuit::forms_of;
 using circuit::Gates;
+using circuit::join;
 using circuit::Literal;
 using circuit::lit;
+using circuit::match_bits;
 using circuit::nlit;
 using circuit::SignalId;
 
@@ -51,9 +53,6 @@ int instruction_class(std::uint32_t opcode);
 
 // Little-endian bits [low, low + count) of `bits`.
 Bits slice(const Bits& bits, int low, int count);
-// Literals requiring bits [low, low + width) of `bits` to spell `value`.
-std::vector<Literal> match_bits(const Bits& bits, int low, int width, std::uint32_t value);
-std::vector<Literal> join(std::vector<Literal> a, const std::vector<Literal>& b);
 // A row select by binary address, active when `match` and `conditions` hold.
 circuit::RowSelect binary_select(const Bits& address, std::vector<Literal> match = {},
                                  std::vector<circuit::LinearForm> conditions = {}, int ago = 0);
