@@ -1,5 +1,5 @@
-// vector_arith_cost — what one element of each vector unit operation costs in the circuit: the MLP
-// stages and the neurons of each stage (docs/vector-unit.md, "The arithmetic, built").
+// vector_arith_cost — what one element of each vector unit operation (or the norm's scale, a reduction) costs
+// in the circuit: the MLP stages and the neurons of each stage (docs/vector-unit.md, "The arithmetic, built").
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
@@ -9,6 +9,7 @@
 #include "circuit/graph.h"
 #include "circuit/vector_arith.h"
 #include "circuit/vector_elementwise.h"
+#include "circuit/vector_reduce.h"
 
 extern "C" {
 #include "story_ops.h"
@@ -74,6 +75,13 @@ int main(int argc, char** argv) {
     const std::vector<int> table(STORY_RSQRT, STORY_RSQRT + STORY_RSQRT_ENTRIES);
     return std::vector<Bits>{
         circuit::rmsnorm_element(g, inputs(c, "x", 16), inputs(c, "entry", 8), inputs(c, "half_e", 4), table, enable)};
+  });
+  report("vu.rmsnorm scale, 64 elements of 13 bits", [](auto& c, auto& g, auto enable) {
+    circuit::NormScaleOperands x;
+    for (int i = 0; i < 64; ++i) x.elements.push_back(inputs(c, "x" + std::to_string(i), 13));
+    x.log2_length = inputs(c, "log2_length_is", 10);
+    x.epsilon = inputs(c, "epsilon", 32);
+    return std::vector<Bits>{circuit::rmsnorm_scale(g, x, enable)};
   });
   report("vu.rope pair", [](auto& c, auto& g, auto enable) {
     const circuit::RopeOperands x{inputs(c, "a", 16), inputs(c, "b", 16), inputs(c, "cos", 16), inputs(c, "sin", 16)};

@@ -22,6 +22,7 @@
 #include "circuit/graph.h"
 #include "circuit/vector_arith.h"
 #include "circuit/vector_elementwise.h"
+#include "circuit/vector_reduce.h"
 
 extern "C" {
 #include "story_ops.h"
@@ -349,6 +350,44 @@ struct RmsnormElementMachine : VectorMachine {
   }
 };
 
+// story_rmsnorm_scale's token: the entry in bits 0–7, e/2 in bits 8–11.
+inline int story_rmsnorm_scale_of(const std::vector<int>& x, std::uint32_t eps_term) {
+  std::vector<std::int16_t> elements(x.begin(), x.end());
+  const StoryNormScale scale = story_rmsnorm_scale(elements.data(), static_cast<int>(elements.size()), eps_term);
+  return scale.entry | scale.half_e << 8;
+}
+
+inline constexpr int kNormLog2Lengths = 10;  // s = 0..9: vectors of up to 512 elements
+
+// A vector of n elements, the smallest s with n ≤ 2^s, and the epsilon term.
+struct NormScaleCase {
+  std::vector<int> x;
+  std::uint32_t eps_term = 0;
+  int log2_length() const { return std::bit_width(x.size() - 1); }
+};
+
+// Operands: `elements` elements of `bits` bits (a case's vector, then zeros), s one-hot over 0..9
+// and a 32-bit epsilon term; the 12-bit token leaves as a 13-bit result with a top bit never fed.
+struct NormScaleMachine : VectorMachine {
+  NormScaleMachine(const std::vector<NormScaleCase>& vectors, int elements, int bits) {
+    NormScaleOperands x;
+    for (int i = 0; i < elements; ++i) x.elements.push_back(operand("x" + std::to_string(i), bits));
+    x.log2_length = one_hot_operand("log2_length_is", 0, kNormLog2Lengths);
+    x.epsilon = operand("epsilon", 32);
+    Bits token = rmsnorm_scale(unit(), x, enable());
+    token.push_back(c.add_input("unused_top_bit"));
+    std::vector<VectorCase> cases;
+    for (const NormScaleCase& k : vectors) {
+      VectorCase v;
+      for (int i = 0; i < elements; ++i) v.operands.push_back(i < static_cast<int>(k.x.size()) ? k.x[i] : 0);
+      v.operands.insert(v.operands.end(), {k.log2_length(), static_cast<std::int64_t>(k.eps_term)});
+      v.results = {story_rmsnorm_scale_of(k.x, k.eps_term)};
+      cases.push_back(v);
+    }
+    finish({token}, std::move(cases));
+  }
+};
+
 // --- cases -------------------------------------------------------------------------------------
 
 inline constexpr int kInt16Min = -32768, kInt16Max = 32767;
@@ -479,6 +518,47 @@ inline std::vector<VectorCase> rmsnorm_element_cases(int random_count, unsigned 
       for (std::int64_t d : {-1, 0, 1}) add(static_cast<int>(std::clamp<std::int64_t>(x + d, kInt16Min, kInt16Max)), entry, half_e);
     }
     add(r.element(), entry, half_e);
+  }
+  return cases;
+}
+
+// The scale's every bucket edge and leading pair, from the epsilon term alone (zero vectors of
+// every length up to 512, so ss = eps_term): each 2^k and its neighbours, each bucket's first and
+// last value at every e, and the cap; then vectors of `elements` elements of `bits` bits: zero, the
+// extremes, one non-zero element, and random vectors of every magnitude and length with small
+// epsilon terms.
+inline std::vector<NormScaleCase> rmsnorm_scale_cases(int elements, int bits, int random_count, unsigned seed) {
+  std::vector<NormScaleCase> cases;
+  RandomOperands r(seed);
+  auto zeros = [&](std::uint64_t ss) {
+    const int n = 1 << r.pick(0, kNormLog2Lengths - 1);
+    cases.push_back({std::vector<int>(n - r.pick(0, n / 2), 0), static_cast<std::uint32_t>(ss)});
+  };
+  for (int k = 0; k < 32; ++k)
+    for (std::int64_t d : {-1, 0, 1}) zeros(std::clamp<std::int64_t>((std::int64_t{1} << k) + d, 0, 0xffffffff));
+  for (int half_e = 0; half_e <= 14; ++half_e)
+    for (int bucket = 64; bucket < 256; bucket += r.pick(1, 9)) {
+      const int e = 2 * half_e;
+      const std::uint64_t first = (std::uint64_t{static_cast<unsigned>(bucket)} << 22) >> e;
+      const std::uint64_t last = (std::uint64_t{static_cast<unsigned>(bucket + 1)} << 22 >> e) - 1;
+      zeros(first);
+      zeros(last);
+      zeros(first + static_cast<std::uint64_t>(r.pick(0, static_cast<int>(std::min<std::uint64_t>(last - first, 1 << 20)))));
+    }
+  zeros(0xffffffff);
+  const int low = -(1 << (bits - 1)), high = (1 << (bits - 1)) - 1;
+  for (int v : {0, low, high, -1, 1}) cases.push_back({std::vector<int>(elements, v), 0});
+  for (int i = 0; i < elements; i += std::max(1, elements / 8))
+    for (int v : {low, high, 1, -1}) {
+      std::vector<int> x(elements, 0);
+      x[i] = v;
+      cases.push_back({x, 1});
+    }
+  for (int i = 0; i < random_count; ++i) {
+    const int span = r.pick(0, bits - 1), n = r.pick(1, elements);
+    std::vector<int> x;
+    for (int j = 0; j < n; ++j) x.push_back(std::clamp(r.pick(-(1 << span), (1 << span) - 1), low, high));
+    cases.push_back({x, static_cast<std::uint32_t>(r.pick(0, 4))});
   }
   return cases;
 }

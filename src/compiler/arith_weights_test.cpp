@@ -164,6 +164,13 @@ TEST(ArithWeights, CompiledRmsnormElementMatchesTheEvaluatorBitForBit) {
   expect_compiled_cases_match(RmsnormElementMachine(rmsnorm_element_cases(60, 22)), "rmsnorm_element_model");
 }
 
+TEST(ArithWeights, CompiledRmsnormScaleMatchesTheEvaluatorBitForBit) {
+  const std::vector<NormScaleCase> vectors = rmsnorm_scale_cases(64, 13, 40, 23);
+  std::vector<NormScaleCase> sample;
+  for (std::size_t i = 0; i < vectors.size(); i += 7) sample.push_back(vectors[i]);
+  expect_compiled_cases_match(NormScaleMachine(sample, 64, 13), "rmsnorm_scale_model");
+}
+
 TEST(ArithWeights, CompiledRopeMatchesTheEvaluatorBitForBit) {
   expect_compiled_cases_match(RopeMachine(every(6, rope_cases(200, 7))), "rope_model");
 }
