@@ -74,9 +74,6 @@ static inline int32_t vu_get(uint32_t element) {
  * x at AM[SRC]; out[i] at AM[rs1 + i]. */
 static inline void vu_matvec16(uint32_t out, uint32_t matrix) { VU_INSN_OP(0, out, matrix); }
 
-/* funct3 2, funct7 1 — vu.matvec32: the same with story_matvec32, out an int32 vector at AM[rs1]. */
-static inline void vu_matvec32(uint32_t out, uint32_t matrix) { VU_INSN_OP(1, out, matrix); }
-
 /* funct3 2, funct7 2 — vu.row16 rs1 = out, rs2 = matrix: one row as an embedding lookup,
  * out[j] = story_requant13(w[SRC][j], requant[SRC]) for j < COLS, rows VL, SRC < VL. */
 static inline void vu_row16(uint32_t out, uint32_t matrix) { VU_INSN_OP(2, out, matrix); }
@@ -104,7 +101,7 @@ static inline void vu_rope(uint32_t x, uint32_t cos_address) { VU_INSN_OP(7, x, 
  * COLS, HS) with keys at AM[SRC] and values at AM[AUX]; VL (positions) 1..512, HS 1..512. */
 static inline void vu_attend(uint32_t out, uint32_t q) { VU_INSN_OP(8, out, q); }
 
-/* funct3 3, funct7 0 — vu.argmax rd, rs1 = x: story_argmax32 over the int32 vector at AM[rs1], VL
+/* funct3 3, funct7 0 — vu.argmax rd, rs1 = x: story_argmax16 over the vector at AM[rs1], VL
  * elements (rs2 is x0). */
 static inline int32_t vu_argmax(uint32_t x) {
     int32_t index;

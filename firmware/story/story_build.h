@@ -12,15 +12,14 @@
 #include "story_model.h"
 
 #ifdef RVFORMER_VECTOR_UNIT
-/* The vectors' element addresses in the activation memory (int32 logits as pairs). */
+/* The vectors' element addresses in the activation memory. */
 struct StoryState {
   uint32_t x, xb, xb2, q, hb, hb2, logits;
   uint32_t key_cache, value_cache; /* [n_layers][seq_len][kv_dim] */
 };
 #else
 struct StoryState {
-  int16_t *x, *xb, *xb2, *q, *hb, *hb2;
-  int32_t* logits;
+  int16_t *x, *xb, *xb2, *q, *hb, *hb2, *logits;
   int16_t *key_cache, *value_cache; /* [n_layers][seq_len][kv_dim] */
 };
 

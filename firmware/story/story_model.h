@@ -6,11 +6,11 @@
  * is in story_build.h.
  *
  * Blob (little-endian, every part starting at a multiple of 4 bytes; docs/story.md, "Blob"):
- *   header   STORY_HEADER_WORDS uint32: magic "STQ1", dim, hidden_dim, n_layers, n_heads, n_kv_heads,
+ *   header   STORY_HEADER_WORDS uint32: magic "STQ2", dim, hidden_dim, n_layers, n_heads, n_kv_heads,
  *            vocab_size, seq_len, eps_term (story_rmsnorm's), payload_bytes
  *   payload  matrices, each StoryRequant[rows] then int8[rows * cols] (padded to 4): the embedding
  *            (to STORY_FRAC_X), per layer wq, wk (to _Q), wv (_V), wo (_X), w1, w3 (_H), w2 (_X);
- *            the classifier (int32 logits, _LOGIT); RoPE cos then sin, int16 [seq_len][head_size / 2], Q14
+ *            the classifier (_LOGIT); RoPE cos then sin, int16 [seq_len][head_size / 2], Q14
  *            (each padded to 4); the vocabulary: uint32 offset[vocab_size] (from the vocabulary's
  *            start) to records {int32 score_key, uint32 length, bytes (padded to 4)}
  *   checksum uint32 FNV-1a of the header and payload bytes */
@@ -22,7 +22,7 @@
 
 #include "story_ops.h"
 
-#define STORY_MAGIC 0x31515453u /* "STQ1" */
+#define STORY_MAGIC 0x32515453u /* "STQ2" */
 #define STORY_HEADER_WORDS 10
 #define STORY_HEADER_BYTES (4 * STORY_HEADER_WORDS)
 #define STORY_MAX_LAYERS 32

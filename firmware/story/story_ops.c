@@ -10,8 +10,6 @@ static int32_t sat32(int64_t v) { return (int32_t)(v < INT32_MIN ? INT32_MIN : v
 
 int16_t story_requant13(int64_t acc, StoryRequant r) { return sat13(round_shift(acc * r.multiplier, r.shift)); }
 
-int32_t story_requant32(int64_t acc, StoryRequant r) { return sat32(round_shift(acc * r.multiplier, r.shift)); }
-
 static int32_t dot8x16(const int8_t* w, const int16_t* x, int n) {
   int32_t acc = 0;
   for (int j = 0; j < n; ++j) acc += (int32_t)w[j] * x[j];
@@ -20,10 +18,6 @@ static int32_t dot8x16(const int8_t* w, const int16_t* x, int n) {
 
 void story_matvec16(int16_t* out, const int8_t* w, const StoryRequant* r, const int16_t* x, int rows, int cols) {
   for (int i = 0; i < rows; ++i) out[i] = story_requant13(dot8x16(w + (long)i * cols, x, cols), r[i]);
-}
-
-void story_matvec32(int32_t* out, const int8_t* w, const StoryRequant* r, const int16_t* x, int rows, int cols) {
-  for (int i = 0; i < rows; ++i) out[i] = story_requant32(dot8x16(w + (long)i * cols, x, cols), r[i]);
 }
 
 void story_add16(int16_t* x, const int16_t* y, int n) {
@@ -171,7 +165,7 @@ void story_attention_head(int16_t* out, const int16_t* q, const int16_t* keys, c
   for (int i = 0; i < head_size; ++i) out[i] = sat13(round_shift(total[i] * reciprocal, 15 + log2_sum));
 }
 
-int story_argmax32(const int32_t* x, int n) {
+int story_argmax16(const int16_t* x, int n) {
   int best = 0;
   for (int i = 1; i < n; ++i)
     if (x[i] > x[best]) best = i;

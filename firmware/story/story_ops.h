@@ -35,7 +35,7 @@
 #define STORY_FRAC_SCORE 16 /* attention scores (log2 units) and the exp input, int32 */
 #define STORY_FRAC_PROB 15  /* exp output and attention weights, 0..32768 */
 #define STORY_FRAC_ROPE 14  /* RoPE cos/sin tables, int16 */
-#define STORY_FRAC_LOGIT 16 /* logits, int32 */
+#define STORY_FRAC_LOGIT 7  /* logits (< 24 seen) */
 
 /* The shift of story_mul16 that takes silu(w1 x) (Q(H)) times w3 x (Q(H)) to Q(GATED). */
 #define STORY_GATED_SHIFT (2 * STORY_FRAC_H - STORY_FRAC_GATED)
@@ -51,15 +51,13 @@ typedef struct {
   int32_t shift;
 } StoryRequant;
 
-/* requant13/32: sat13 (sat32) of round_shift(acc * multiplier, shift), the product exact in 64 bits. */
+/* requant13: sat13 of round_shift(acc * multiplier, shift), the product exact in 64 bits. */
 int16_t story_requant13(int64_t acc, StoryRequant r);
-int32_t story_requant32(int64_t acc, StoryRequant r);
 
 /* Matrix-vector product over int8 rows: for each row i < rows,
  *   acc_i = sum_j w[i*cols + j] * x[j]   (int8 * int16, summed exactly in int32: cols <= STORY_MAX_DOT)
- * out16[i] = requant13(acc_i, r[i])  (story_matvec16) or out32[i] = requant32(acc_i, r[i]) (story_matvec32). */
+ *   out[i] = requant13(acc_i, r[i]) */
 void story_matvec16(int16_t* out, const int8_t* w, const StoryRequant* r, const int16_t* x, int rows, int cols);
-void story_matvec32(int32_t* out, const int8_t* w, const StoryRequant* r, const int16_t* x, int rows, int cols);
 
 /* Elementwise saturating add: x[i] = sat13(x[i] + y[i]). */
 void story_add16(int16_t* x, const int16_t* y, int n);
@@ -138,6 +136,6 @@ void story_attention_head(int16_t* out, const int16_t* q, const int16_t* keys, c
                           int stride, int head_size);
 
 /* The index of the largest value, the first one on ties. */
-int story_argmax32(const int32_t* x, int n);
+int story_argmax16(const int16_t* x, int n);
 
 #endif

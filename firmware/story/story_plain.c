@@ -66,7 +66,7 @@ const char* story_state_init(StoryState* state, const StoryModel* model) {
   state->q = malloc(dim * sizeof(int16_t));
   state->hb = malloc(hidden * sizeof(int16_t));
   state->hb2 = malloc(hidden * sizeof(int16_t));
-  state->logits = malloc(model->vocab_size * sizeof(int32_t));
+  state->logits = malloc(model->vocab_size * sizeof(int16_t));
   state->key_cache = malloc(cache * sizeof(int16_t));
   state->value_cache = malloc(cache * sizeof(int16_t));
   const int allocated = state->x && state->xb && state->xb2 && state->q && state->hb && state->hb2 &&
@@ -137,12 +137,12 @@ void story_forward(const StoryModel* model, StoryState* s, int token, int pos) {
   }
   story_rmsnorm(s->xb, s->x, model->dim, model->eps_term);
   const StoryMatrix* classifier = &model->classifier;
-  story_matvec32(s->logits, weights_of(model, classifier), requant_of(model, classifier), s->xb, classifier->rows,
+  story_matvec16(s->logits, weights_of(model, classifier), requant_of(model, classifier), s->xb, classifier->rows,
                  classifier->cols);
 }
 
 int story_argmax_logits(const StoryModel* model, StoryState* state) {
-  return story_argmax32(state->logits, model->vocab_size);
+  return story_argmax16(state->logits, model->vocab_size);
 }
 
 #endif

@@ -5,7 +5,7 @@
  * every operation of the forward pass is one vu.* instruction (runtime/rvformer_vector.h).
  *
  * AM layout (element addresses, from 0): x, xb, xb2, q [dim each], hb, hb2 [hidden_dim each],
- * logits [vocab_size int32 pairs], then the key cache and the value cache, each
+ * logits [vocab_size], then the key cache and the value cache, each
  * [n_layers][seq_len][kv_dim]. */
 #ifdef RVFORMER_VECTOR_UNIT
 
@@ -33,7 +33,7 @@ static uint32_t place_state(StoryState* s, const StoryModel* model) {
   s->q = allocate(&next, dim);
   s->hb = allocate(&next, hidden);
   s->hb2 = allocate(&next, hidden);
-  s->logits = allocate(&next, 2 * (uint32_t)model->vocab_size);
+  s->logits = allocate(&next, (uint32_t)model->vocab_size);
   s->key_cache = allocate(&next, cache);
   s->value_cache = allocate(&next, cache);
   return next;
@@ -219,8 +219,7 @@ void story_forward(const StoryModel* model, StoryState* s, int token, int pos) {
     feed_forward_block(model, s, l);
   }
   rmsnorm(model, s->xb, s->x);
-  configure_matrix(&model->classifier, s->xb);
-  vu_matvec32(s->logits, model->classifier.offset);
+  matvec16(s->logits, &model->classifier, s->xb);
 }
 
 int story_argmax_logits(const StoryModel* model, StoryState* state) {

@@ -319,7 +319,7 @@ StepResult Emulator::execute(std::uint64_t budget) {
       // the rest, which decoding turned into the discarded register).
       case Op::kVuSetvl: case Op::kVuSetcols: case Op::kVuSetsrc: case Op::kVuSetaux: case Op::kVuSeths:
       case Op::kVuWput: case Op::kVuPut: case Op::kVuGet:
-      case Op::kVuMatvec16: case Op::kVuMatvec32: case Op::kVuRow16: case Op::kVuAdd16: case Op::kVuMul16:
+      case Op::kVuMatvec16: case Op::kVuRow16: case Op::kVuAdd16: case Op::kVuMul16:
       case Op::kVuRmsnorm: case Op::kVuSilu: case Op::kVuRope: case Op::kVuAttend: case Op::kVuArgmax:
         if (!vector_unit_.execute(in.op, a, b, x[in.rd])) goto illegal;
         break;

@@ -210,8 +210,7 @@ bool VectorUnit::execute(Op op, std::uint32_t rs1, std::uint32_t rs2, std::uint3
       if (!in_activations(rs1, 1)) return false;
       rd = static_cast<std::uint32_t>(std::int32_t{activations_[rs1]});
       return true;
-    case Op::kVuMatvec16: return matvec(rs1, rs2, false);
-    case Op::kVuMatvec32: return matvec(rs1, rs2, true);
+    case Op::kVuMatvec16: return matvec(rs1, rs2);
     case Op::kVuRow16: return row16(rs1, rs2);
     case Op::kVuAdd16: return add16(rs1, rs2);
     case Op::kVuMul16: return mul16(rs1, rs2);
@@ -259,29 +258,22 @@ bool VectorUnit::matrix_at(std::uint32_t address, Matrix& matrix) const {
 
 // out[i] = requant(Σ_j w[i][j] · x[j], pair i) for every row; x at AM[SRC]. The sum is exact in 64
 // bits (the header's int32 holds it for weights above −128).
-bool VectorUnit::matvec(std::uint32_t out, std::uint32_t address, bool wide) {
+bool VectorUnit::matvec(std::uint32_t out, std::uint32_t address) {
   Matrix m;
   const std::uint32_t x = registers_[kSrc];
-  const std::uint32_t width = wide ? 2 : 1;
   if (!matrix_at(address, m) || !in_weights(m.address, m.end() - m.address) || !in_activations(x, m.columns) ||
-      !in_activations(out, std::uint64_t{m.rows} * width))
+      !in_activations(out, m.rows))
     return false;
   for (std::uint32_t row = 0; row < m.rows; ++row)
     if (!valid_pair(m.pair(row))) return false;
-  result_.resize(std::size_t{m.rows} * width);
+  result_.resize(m.rows);
   const std::int16_t* input = activations_.data() + x;
   for (std::uint32_t row = 0; row < m.rows; ++row) {
     const auto* w = reinterpret_cast<const std::int8_t*>(weights_.data() + m.row_weights(row));
     std::int64_t acc = 0;
     for (std::uint32_t j = 0; j < m.columns; ++j) acc += std::int32_t{w[j]} * input[j];
     const std::int32_t multiplier = weight_word(m.pair(row)), shift = weight_word(m.pair(row) + 4);
-    if (wide) {
-      const auto value = static_cast<std::uint32_t>(to_int32(requantise(acc, multiplier, shift)));
-      result_[2 * row] = static_cast<std::int16_t>(value & 0xFFFF);  // int32 vectors: low half first
-      result_[2 * row + 1] = static_cast<std::int16_t>(value >> 16);
-    } else {
-      result_[row] = to_activation(requantise(acc, multiplier, shift));
-    }
+    result_[row] = to_activation(requantise(acc, multiplier, shift));
   }
   write_result(out);
   return true;
@@ -444,18 +436,13 @@ bool VectorUnit::attend(std::uint32_t out, std::uint32_t q) {
   return true;
 }
 
-// The first index of the largest element of the int32 vector at AM[x] (VL elements).
+// The first index of the largest of the VL elements at AM[x].
 bool VectorUnit::argmax(std::uint32_t x, std::uint32_t& index) const {
   const std::uint32_t n = count();
-  if (!in_range(n, 1, kMaxCount) || !in_activations(x, 2 * std::uint64_t{n})) return false;
-  auto element = [&](std::uint32_t i) {
-    const auto low = static_cast<std::uint16_t>(activations_[x + 2 * i]);
-    const auto high = static_cast<std::uint16_t>(activations_[x + 2 * i + 1]);
-    return static_cast<std::int32_t>(std::uint32_t{high} << 16 | low);
-  };
+  if (!in_range(n, 1, kMaxCount) || !in_activations(x, n)) return false;
   std::uint32_t best = 0;
   for (std::uint32_t i = 1; i < n; ++i)
-    if (element(i) > element(best)) best = i;
+    if (activations_[x + i] > activations_[x + best]) best = i;
   index = best;
   return true;
 }

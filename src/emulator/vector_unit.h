@@ -43,7 +43,7 @@ class VectorUnit {
   struct Matrix;
 
   bool put_weight_word(std::uint32_t address, std::uint32_t word);
-  bool matvec(std::uint32_t out, std::uint32_t matrix, bool wide);
+  bool matvec(std::uint32_t out, std::uint32_t matrix);
   bool row16(std::uint32_t out, std::uint32_t matrix);
   bool add16(std::uint32_t x, std::uint32_t y);
   bool mul16(std::uint32_t a, std::uint32_t b);

@@ -131,11 +131,6 @@ class VectorProgram {
     }
     return *this;
   }
-  VectorProgram& put_int32_activations(std::uint32_t element, const std::vector<std::int32_t>& values) {
-    std::vector<std::int16_t> halves(2 * values.size());
-    std::memcpy(halves.data(), values.data(), 4 * values.size());  // little-endian: low half first
-    return put_activations(element, halves);
-  }
 
   // One WM word by vu.wput from registers.
   VectorProgram& wput(std::uint32_t address, std::uint32_t word) {
@@ -194,11 +189,6 @@ class VectorProgram {
   }
   void write_activations(std::uint32_t element, const std::vector<std::int16_t>& values) {
     std::ranges::copy(values, activations_.begin() + element);
-  }
-  void write_int32_activations(std::uint32_t element, const std::vector<std::int32_t>& values) {
-    std::vector<std::int16_t> halves(2 * values.size());
-    std::memcpy(halves.data(), values.data(), 4 * values.size());
-    write_activations(element, halves);
   }
 
  private:
@@ -299,31 +289,24 @@ struct Shape {
   std::uint32_t rows, cols;
 };
 
-// out = W x through vu.matvec16 or vu.matvec32, against story_matvec16/32.
-void check_matvec(bool wide, Shape shape, std::uint32_t matrix, std::uint32_t seed,
-                  std::vector<StoryRequant> pairs = {}) {
-  SCOPED_TRACE(std::to_string(shape.rows) + " x " + std::to_string(shape.cols) + (wide ? " matvec32" : " matvec16"));
+// out = W x through vu.matvec16, against story_matvec16.
+void check_matvec(Shape shape, std::uint32_t matrix, std::uint32_t seed, std::vector<StoryRequant> pairs = {}) {
+  SCOPED_TRACE(std::to_string(shape.rows) + " x " + std::to_string(shape.cols));
   std::mt19937 random(seed);
   VectorProgram program;
   put_random_matrix(program, matrix, shape.rows, shape.cols, random, std::move(pairs));
   const std::uint32_t x = random() % 1000, out = 2000 + random() % 1000;
   program.put_activations(x, random_vector(shape.cols, random));
   program.set(Op::kVuSetvl, shape.rows).set(Op::kVuSetcols, shape.cols).set(Op::kVuSetsrc, x);
-  program.op(wide ? Op::kVuMatvec32 : Op::kVuMatvec16, out, matrix);
+  program.op(Op::kVuMatvec16, out, matrix);
 
   const std::vector<StoryRequant> r = program.matrix_pairs(matrix, shape.rows);
   const std::int8_t* w = program.matrix_weights(matrix, shape.rows);
   const std::vector<std::int16_t> input = program.activations_at(x, shape.cols);
   const int rows = static_cast<int>(shape.rows), cols = static_cast<int>(shape.cols);
-  if (wide) {
-    std::vector<std::int32_t> expected(shape.rows);
-    story_matvec32(expected.data(), w, r.data(), input.data(), rows, cols);
-    program.write_int32_activations(out, expected);
-  } else {
-    std::vector<std::int16_t> expected(shape.rows);
-    story_matvec16(expected.data(), w, r.data(), input.data(), rows, cols);
-    program.write_activations(out, expected);
-  }
+  std::vector<std::int16_t> expected(shape.rows);
+  story_matvec16(expected.data(), w, r.data(), input.data(), rows, cols);
+  program.write_activations(out, expected);
   EXPECT_TRUE(same_memories(program.run(), program));
 }
 
@@ -331,11 +314,7 @@ constexpr Shape kShapes[] = {{1, 1},  {1, 512},   {3, 7},    {64, 64}, {172, 64}
                              {32, 512}, {512, 512}, {4096, 1}, {4096, 64}, {700, 512}};
 
 TEST(VectorUnit, Matvec16MatchesTheReference) {
-  for (std::uint32_t seed = 100; Shape shape : kShapes) check_matvec(false, shape, 4 * (seed % 7), seed), ++seed;
-}
-
-TEST(VectorUnit, Matvec32MatchesTheReference) {
-  for (std::uint32_t seed = 200; Shape shape : kShapes) check_matvec(true, shape, 4 * (seed % 7), seed), ++seed;
+  for (std::uint32_t seed = 100; Shape shape : kShapes) check_matvec(shape, 4 * (seed % 7), seed), ++seed;
 }
 
 // Every multiplier in [0, 255], not only the quantiser's [128, 255], each with a random shift, and
@@ -348,8 +327,7 @@ TEST(VectorUnit, RequantisationMatchesForEveryMultiplierAndShift) {
   for (std::int32_t shift = 1; shift <= 62; ++shift)
     for (std::int32_t multiplier : {0, 1, 128, 255}) pairs.push_back({multiplier, shift});
   const auto rows = static_cast<std::uint32_t>(pairs.size());
-  check_matvec(false, {rows, 96}, 0, 301, pairs);
-  check_matvec(true, {rows, 96}, 0, 302, pairs);
+  check_matvec({rows, 96}, 0, 301, pairs);
 }
 
 // The largest sums a row can make: 512 weights of ±127 or −128 times inputs of ±32767 or −32768.
@@ -366,13 +344,10 @@ TEST(VectorUnit, MatvecSumsOfTheLargestMagnitude) {
   x[0] = -32768;  // −128 · −32768 once: the sum stays below 2^31
   program.put_activations(0, x);
   program.set(Op::kVuSetvl, 4).set(Op::kVuSetcols, kCols).set(Op::kVuSetsrc, 0);
-  program.op(Op::kVuMatvec16, 1000, 0).op(Op::kVuMatvec32, 2000, 0);
-  std::vector<std::int16_t> out16(4);
-  std::vector<std::int32_t> out32(4);
-  story_matvec16(out16.data(), program.matrix_weights(0, 4), pairs.data(), x.data(), 4, kCols);
-  story_matvec32(out32.data(), program.matrix_weights(0, 4), pairs.data(), x.data(), 4, kCols);
-  program.write_activations(1000, out16);
-  program.write_int32_activations(2000, out32);
+  program.op(Op::kVuMatvec16, 1000, 0);
+  std::vector<std::int16_t> out(4);
+  story_matvec16(out.data(), program.matrix_weights(0, 4), pairs.data(), x.data(), 4, kCols);
+  program.write_activations(1000, out);
   EXPECT_TRUE(same_memories(program.run(), program));
 }
 
@@ -710,29 +685,27 @@ TEST(VectorUnit, OutputsSaturateAtThirteenBits) {
 
 TEST(VectorUnit, ArgmaxFindsTheFirstLargest) {
   std::mt19937 random(1000);
-  std::vector<std::vector<std::int32_t>> cases = {
+  std::vector<std::vector<std::int16_t>> cases = {
       {5},
-      {INT32_MIN},
-      {INT32_MIN, INT32_MIN},
+      {INT16_MIN},
+      {INT16_MIN, INT16_MIN},
       {1, 3, 3, 2},
       {-5, -3, -3, -7},
-      {INT32_MIN, INT32_MAX, INT32_MAX},
-      {0x0000FFFF, 0x00010000, 0x0000FFFF},  // the halves compare as one int32
-      {-1, 0x7FFF0000, 0x00008000},
+      {INT16_MIN, INT16_MAX, INT16_MAX},
+      {-1, 0x7F00, 0x00FF},
   };
   for (std::uint32_t n : {100u, 4096u}) {
-    std::vector<std::int32_t> values(n);
-    for (std::int32_t& value : values) value = static_cast<std::int32_t>(random() % 7) - 3;  // many ties
+    std::vector<std::int16_t> values(n);
+    for (std::int16_t& value : values) value = static_cast<std::int16_t>(random() % 7 - 3);  // many ties
     cases.push_back(values);
-    for (std::int32_t& value : values) value = static_cast<std::int32_t>(random());
-    cases.push_back(values);
+    cases.push_back(random_vector(n, random));
   }
-  for (const std::vector<std::int32_t>& values : cases) {
+  for (const std::vector<std::int16_t>& values : cases) {
     VectorProgram program;
     const auto n = static_cast<std::uint32_t>(values.size());
-    program.put_int32_activations(301, values).set(Op::kVuSetvl, n).op(Op::kVuArgmax, 301, 0, kA2);
+    program.put_activations(301, values).set(Op::kVuSetvl, n).op(Op::kVuArgmax, 301, 0, kA2);
     Emulator emulator = program.run();
-    EXPECT_EQ(emulator.reg(kA2), static_cast<std::uint32_t>(story_argmax32(values.data(), static_cast<int>(n))))
+    EXPECT_EQ(emulator.reg(kA2), static_cast<std::uint32_t>(story_argmax16(values.data(), static_cast<int>(n))))
         << n << " values";
     EXPECT_TRUE(same_memories(emulator, program));
   }
@@ -754,12 +727,6 @@ TEST(VectorUnit, OutputsMayOverlapTheirInputs) {
     program.put_activations(x, input).set(Op::kVuSetsrc, x).op(Op::kVuMatvec16, out, kMatrix);
     story_matvec16(out16.data(), w, pairs.data(), input.data(), kN, kN);
     program.write_activations(out, out16);
-
-    std::vector<std::int32_t> out32(kN);
-    input = random_vector(kN, random);
-    program.put_activations(x, input).op(Op::kVuMatvec32, out, kMatrix);
-    story_matvec32(out32.data(), w, pairs.data(), input.data(), kN, kN);
-    program.write_int32_activations(out, out32);
 
     std::vector<std::int16_t> a = random_vector(2 * kN, random);
     program.put_activations(x, a).op(Op::kVuAdd16, x, out);  // y = x shifted by `offset`
@@ -855,19 +822,18 @@ TEST(VectorUnit, OperandsReachingTheEndsOfTheMemoriesAreLegal) {
   constexpr std::uint32_t kRows = 4096, kCols = 64;
   constexpr std::uint32_t kMatrix = kWeightBytes - kRows * (8 + kCols);  // ends with WM
   put_random_matrix(program, kMatrix, kRows, kCols, random);
-  const std::uint32_t x = kElements - kCols, out = kElements - kCols - 2 * kRows;  // out ends where x starts
+  const std::uint32_t x = kElements - kCols, out = kElements - kCols - kRows;  // out ends where x starts
   std::vector<std::int16_t> input = random_vector(kCols, random);
   program.put_activations(x, input);
-  program.set(Op::kVuSetvl, kRows).set(Op::kVuSetcols, kCols).set(Op::kVuSetsrc, x).op(Op::kVuMatvec32, out, kMatrix);
-  std::vector<std::int32_t> out32(kRows);
-  story_matvec32(out32.data(), program.matrix_weights(kMatrix, kRows), program.matrix_pairs(kMatrix, kRows).data(),
+  program.set(Op::kVuSetvl, kRows).set(Op::kVuSetcols, kCols).set(Op::kVuSetsrc, x).op(Op::kVuMatvec16, out, kMatrix);
+  std::vector<std::int16_t> products(kRows);
+  story_matvec16(products.data(), program.matrix_weights(kMatrix, kRows), program.matrix_pairs(kMatrix, kRows).data(),
                  input.data(), kRows, kCols);
-  program.write_int32_activations(out, out32);
-  // argmax over the last 4096 int32 elements of AM.
-  program.op(Op::kVuArgmax, kElements - 2 * kRows, 0, kA2);
-  std::vector<std::int32_t> tail(kRows);
-  std::memcpy(tail.data(), program.activations().data() + kElements - 2 * kRows, 4 * kRows);
-  const auto best = static_cast<std::uint32_t>(story_argmax32(tail.data(), kRows));
+  program.write_activations(out, products);
+  // argmax over the last 4096 elements of AM.
+  program.op(Op::kVuArgmax, kElements - kRows, 0, kA2);
+  const std::vector<std::int16_t> tail = program.activations_at(kElements - kRows, kRows);
+  const auto best = static_cast<std::uint32_t>(story_argmax16(tail.data(), kRows));
   // The last row looked up, its weights the last bytes of WM.
   program.set(Op::kVuSetsrc, kRows - 1).op(Op::kVuRow16, 0, kMatrix);
   std::vector<std::int16_t> row(kCols);
@@ -936,17 +902,16 @@ const IllegalCase kIllegalCases[] = {
      [](VectorProgram& p) { p.wput(3 * 8 + 4, 0).op(Op::kVuMatvec16, 100, 0); }},
     {"vu.matvec16 with a shift of 63",
      [](VectorProgram& p) { p.wput(4, 63).op(Op::kVuMatvec16, 100, 0); }},
-    {"vu.matvec32 with a negative shift",
-     [](VectorProgram& p) { p.wput(12, 0xFFFFFFFF).op(Op::kVuMatvec32, 100, 0); }},
+    {"vu.matvec16 with a negative shift",
+     [](VectorProgram& p) { p.wput(12, 0xFFFFFFFF).op(Op::kVuMatvec16, 100, 0); }},
     {"vu.matvec16 with a negative multiplier",
      [](VectorProgram& p) { p.wput(0, 0xFFFFFFFF).op(Op::kVuMatvec16, 100, 0); }},
     {"vu.matvec16 with a multiplier of 256 in the last row",
      [](VectorProgram& p) { p.wput(3 * 8, 256).op(Op::kVuMatvec16, 100, 0); }},
-    {"vu.matvec32 with a multiplier of 2^31 - 1",
-     [](VectorProgram& p) { p.wput(8, 0x7FFFFFFF).op(Op::kVuMatvec32, 100, 0); }},
-    {"vu.matvec32 with the most negative multiplier",
-     [](VectorProgram& p) { p.wput(16, 0x80000000).op(Op::kVuMatvec32, 100, 0); }},
-    {"vu.matvec32 with out past AM (its elements are pairs)", [](VectorProgram& p) { p.op(Op::kVuMatvec32, kEnd - 7, 0); }},
+    {"vu.matvec16 with a multiplier of 2^31 - 1",
+     [](VectorProgram& p) { p.wput(8, 0x7FFFFFFF).op(Op::kVuMatvec16, 100, 0); }},
+    {"vu.matvec16 with the most negative multiplier",
+     [](VectorProgram& p) { p.wput(16, 0x80000000).op(Op::kVuMatvec16, 100, 0); }},
     {"vu.row16 with SRC = VL", [](VectorProgram& p) { p.set(Op::kVuSetsrc, 4).op(Op::kVuRow16, 100, 0); }},
     {"vu.row16 with the row's weights past WM",
      [](VectorProgram& p) { p.set(Op::kVuSetvl, 4096).set(Op::kVuSetcols, 512).set(Op::kVuSetsrc, 4095).op(Op::kVuRow16, 100, 0); }},
@@ -1000,7 +965,7 @@ const IllegalCase kIllegalCases[] = {
     {"vu.attend with out past AM", [](VectorProgram& p) { p.op(Op::kVuAttend, kEnd - 1, 0); }},
     {"vu.argmax with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuArgmax, 0, 0, kT1); }},
     {"vu.argmax with VL 4097", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4097).op(Op::kVuArgmax, 0, 0, kT1); }},
-    {"vu.argmax with x past AM (its elements are pairs)", [](VectorProgram& p) { p.op(Op::kVuArgmax, kEnd - 7, 0, kT1); }},
+    {"vu.argmax with x past AM", [](VectorProgram& p) { p.op(Op::kVuArgmax, kEnd - 3, 0, kT1); }},
 };
 
 TEST(VectorUnitTraps, EveryOutOfRangeOperandIsAnIllegalInstruction) {
@@ -1047,11 +1012,11 @@ TEST(VectorUnitTraps, TheTrapCasesSetupIsLegal) {
   program.put_activations(0, random_vector(4096, random));
   program.set(Op::kVuSetvl, 4).set(Op::kVuSetcols, 4).set(Op::kVuSetsrc, 0).set(Op::kVuSetaux, 2).set(Op::kVuSeths, 2);
   program.op(Op::kVuWput, kWeightBytes - 4, 7).op(Op::kVuPut, kEnd - 1, 7).op(Op::kVuGet, kEnd - 1, 0, kT1);
-  for (Op op : {Op::kVuMatvec16, Op::kVuMatvec32, Op::kVuRow16}) program.op(op, 100, 0);
+  for (Op op : {Op::kVuMatvec16, Op::kVuRow16}) program.op(op, 100, 0);
   for (Op op : {Op::kVuAdd16, Op::kVuMul16, Op::kVuRmsnorm, Op::kVuAttend}) program.op(op, 1000, 0);
   program.op(Op::kVuSilu, 0).op(Op::kVuRope, 0, 1000).op(Op::kVuArgmax, 0, 0, kT1);
   // The extreme multipliers are legal, and vu.row16 reads only its own row's pair.
-  program.wput(0, 0).wput(8, 255).op(Op::kVuMatvec16, 100, 0).op(Op::kVuMatvec32, 100, 0);
+  program.wput(0, 0).wput(8, 255).op(Op::kVuMatvec16, 100, 0);
   program.wput(3 * 8, 256).op(Op::kVuRow16, 100, 0);
   Emulator emulator(program.image());
   EXPECT_EQ(emulator.run(10'000'000, ignore_console).reason, StopReason::kExited);

@@ -85,7 +85,6 @@ constexpr std::array<OpInfo, kInstructionCount> kTable = {{
     {kVuPut, "vu.put", kPut, kOpcodeCustom1, 1, 1},
     {kVuGet, "vu.get", kUnary, kOpcodeCustom1, 1, 2},
     {kVuMatvec16, "vu.matvec16", kPut, kOpcodeCustom1, 2, 0},
-    {kVuMatvec32, "vu.matvec32", kPut, kOpcodeCustom1, 2, 1},
     {kVuRow16, "vu.row16", kPut, kOpcodeCustom1, 2, 2},
     {kVuAdd16, "vu.add16", kPut, kOpcodeCustom1, 2, 3},
     {kVuMul16, "vu.mul16", kPut, kOpcodeCustom1, 2, 4},

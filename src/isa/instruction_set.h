@@ -27,7 +27,7 @@ enum class Op : std::uint8_t {
   kBzPuta, kBzPutb, kBzDotlo, kBzDothi,
   kVuSetvl, kVuSetcols, kVuSetsrc, kVuSetaux, kVuSeths,
   kVuWput, kVuPut, kVuGet,
-  kVuMatvec16, kVuMatvec32, kVuRow16, kVuAdd16, kVuMul16, kVuRmsnorm, kVuSilu, kVuRope, kVuAttend,
+  kVuMatvec16, kVuRow16, kVuAdd16, kVuMul16, kVuRmsnorm, kVuSilu, kVuRope, kVuAttend,
   kVuArgmax,
   kIllegal,
 };
