@@ -83,6 +83,19 @@ int main(int argc, char** argv) {
     x.epsilon = inputs(c, "epsilon", 32);
     return std::vector<Bits>{circuit::rmsnorm_scale(g, x, enable)};
   });
+  const auto argmax_line = [](auto& c) {
+    circuit::ArgmaxLine line;
+    for (int a = 0; a < 32; ++a) line.values.push_back(inputs(c, "x" + std::to_string(a), 13));
+    line.count = inputs(c, "count_is", 32);
+    return line;
+  };
+  report("vu.argmax, a pass of the running maximum over a line of 32", [&](auto& c, auto& g, auto enable) {
+    return std::vector<Bits>{circuit::running_maximum(g, argmax_line(c), inputs(c, "previous", 13), enable)};
+  });
+  report("vu.argmax, a pass of the first index over a line of 32", [&](auto& c, auto& g, auto enable) {
+    return std::vector<Bits>{circuit::first_index_of(g, argmax_line(c), inputs(c, "maximum", 13), inputs(c, "before", 13),
+                                                     inputs(c, "number", 7), enable)};
+  });
   report("vu.rope pair", [](auto& c, auto& g, auto enable) {
     const circuit::RopeOperands x{inputs(c, "a", 16), inputs(c, "b", 16), inputs(c, "cos", 16), inputs(c, "sin", 16)};
     const std::array<Bits, 2> pair = circuit::rope_pair(g, x, enable);

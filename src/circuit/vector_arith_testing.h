@@ -388,6 +388,97 @@ struct NormScaleMachine : VectorMachine {
   }
 };
 
+// --- the argmax passes: their semantics, composed into story_argmax16 ----------------------------
+
+inline constexpr int kFoundFlag = 1 << 12;  // the first-index token's flag, above 12 bits of index
+
+// The running maximum after one line (its first `count` elements are the vector's).
+inline int running_maximum_of(const std::vector<int>& line, int count, int previous) {
+  return std::max(previous, *std::max_element(line.begin(), line.begin() + count));
+}
+
+// The first-index token after line `number` of length L = line.size().
+inline int first_index_token(const std::vector<int>& line, int count, int maximum, int found_so_far, int number) {
+  if (found_so_far & kFoundFlag) return found_so_far;
+  for (int a = 0; a < count; ++a)
+    if (line[a] == maximum) return kFoundFlag | (number * static_cast<int>(line.size()) + a);
+  return 0;
+}
+
+// One pass of either half: the line, how many of its elements are the vector's, and the token before.
+struct ArgmaxPass {
+  std::vector<int> line;
+  int count = 0, before = 0, number = 0, maximum = 0;
+};
+
+// The passes of vu.argmax over x, L elements a line (the last one padded with `pad`): the running
+// maxima's, then the first index's; the index is the last token's low 12 bits.
+struct ArgmaxPasses {
+  std::vector<ArgmaxPass> maxima, indices;
+  int index = 0;
+};
+inline ArgmaxPasses argmax_passes(const std::vector<int>& x, int L, int pad) {
+  ArgmaxPasses p;
+  int maximum = -4096, token = 0;
+  for (std::size_t first = 0; first < x.size(); first += L) {
+    ArgmaxPass pass;
+    for (int a = 0; a < L; ++a) pass.line.push_back(first + a < x.size() ? x[first + a] : pad);
+    pass.count = static_cast<int>(std::min<std::size_t>(L, x.size() - first));
+    pass.number = static_cast<int>(first) / L;
+    pass.before = maximum;
+    maximum = running_maximum_of(pass.line, pass.count, maximum);
+    p.maxima.push_back(pass);
+  }
+  for (ArgmaxPass pass : p.maxima) {
+    pass.before = token;
+    pass.maximum = maximum;
+    token = first_index_token(pass.line, pass.count, maximum, token, pass.number);
+    p.indices.push_back(pass);
+  }
+  p.index = token & (kFoundFlag - 1);
+  return p;
+}
+
+// A token of 13 bits as the machine decodes it: two's complement.
+inline int as_signed13(int token) { return token >= kFoundFlag ? token - 2 * kFoundFlag : token; }
+
+// Operands: the line's L elements, the count (one-hot 1..L), then the running maximum before it.
+struct RunningMaximumMachine : VectorMachine {
+  RunningMaximumMachine(const std::vector<ArgmaxPass>& passes, int L) {
+    ArgmaxLine line;
+    for (int a = 0; a < L; ++a) line.values.push_back(operand("x" + std::to_string(a), 13));
+    line.count = one_hot_operand("count_is", 1, L);
+    const Bits previous = operand("previous", 13);
+    std::vector<VectorCase> cases;
+    for (const ArgmaxPass& p : passes) {
+      VectorCase v{std::vector<std::int64_t>(p.line.begin(), p.line.end()), {}};
+      v.operands.insert(v.operands.end(), {p.count, p.before});
+      v.results = {running_maximum_of(p.line, p.count, p.before)};
+      cases.push_back(v);
+    }
+    finish({running_maximum(unit(), line, previous, enable())}, std::move(cases));
+  }
+};
+
+// Operands: the line's L elements, the count, the maximum, the token before and the line's number.
+struct FirstIndexMachine : VectorMachine {
+  FirstIndexMachine(const std::vector<ArgmaxPass>& passes, int L, int number_bits) {
+    ArgmaxLine line;
+    for (int a = 0; a < L; ++a) line.values.push_back(operand("x" + std::to_string(a), 13));
+    line.count = one_hot_operand("count_is", 1, L);
+    const Bits maximum = operand("maximum", 13), before = operand("before", 13);
+    const Bits number = operand("number", number_bits);
+    std::vector<VectorCase> cases;
+    for (const ArgmaxPass& p : passes) {
+      VectorCase v{std::vector<std::int64_t>(p.line.begin(), p.line.end()), {}};
+      v.operands.insert(v.operands.end(), {p.count, p.maximum, p.before, p.number});
+      v.results = {as_signed13(first_index_token(p.line, p.count, p.maximum, p.before, p.number))};
+      cases.push_back(v);
+    }
+    finish({first_index_of(unit(), line, maximum, before, number, enable())}, std::move(cases));
+  }
+};
+
 // --- cases -------------------------------------------------------------------------------------
 
 inline constexpr int kInt16Min = -32768, kInt16Max = 32767;
@@ -561,6 +652,32 @@ inline std::vector<NormScaleCase> rmsnorm_scale_cases(int elements, int bits, in
     cases.push_back({x, static_cast<std::uint32_t>(r.pick(0, 4))});
   }
   return cases;
+}
+
+// Vectors whose argmax passes exercise every path: constant vectors (ties everywhere), the extremes,
+// the maximum first, last and in a short last line, many ties among few values, and random 13-bit
+// logits; each vector's length a random 1..L·lines.
+inline std::vector<std::vector<int>> argmax_vectors(int L, int lines, int random_count, unsigned seed) {
+  RandomOperands r(seed);
+  const int longest = L * lines;
+  std::vector<std::vector<int>> vectors;
+  for (int v : {-4096, 0, 4095}) vectors.push_back(std::vector<int>(longest, v));
+  std::vector<int> x(longest, -4096);
+  x[0] = 4095;
+  vectors.push_back(x);
+  x[0] = -4096;
+  x[longest - 1] = 4095;
+  vectors.push_back(x);
+  x.resize(longest - L / 2);
+  x[x.size() - 1] = -4095;  // the maximum in a short last line
+  vectors.push_back(x);
+  for (int i = 0; i < random_count; ++i) {
+    std::vector<int> y(r.pick(1, longest));
+    const bool few = i % 2 == 0;
+    for (int& v : y) v = few ? r.pick(-3, 3) : r.pick(-4096, 4095);
+    vectors.push_back(y);
+  }
+  return vectors;
 }
 
 }  // namespace rvformer::circuit

@@ -100,4 +100,102 @@ Bits rmsnorm_scale(Gates g, const NormScaleOperands& x, const Enable& enable) {
   return out;
 }
 
+namespace {
+
+constexpr int kValueBits = 13;
+constexpr int kIndexBits = 12;  // the first-index token: bits 0–11 the index, bit 12 the flag
+
+Form value_of(const Bits& x) {
+  Form v;
+  for (int b = 0; b + 1 < kValueBits; ++b) v += F(x[b]) * std::ldexp(1.0, b);
+  return v - F(x[kValueBits - 1]) * std::ldexp(1.0, kValueBits - 1);
+}
+
+void check_line(const ArgmaxLine& line) {
+  const std::size_t n = line.values.size();
+  if (n == 0 || (n & (n - 1)) != 0 || line.count.size() != n ||
+      std::any_of(line.values.begin(), line.values.end(), [](const Bits& v) { return v.size() != kValueBits; }))
+    fail("circuit: an argmax line takes a power of two of 13-bit elements and a one-hot count as long");
+}
+
+// 1 when element a of the line is one of the vector's: the count is above a.
+Form valid(const ArgmaxLine& line, std::size_t a) {
+  Form v;
+  for (std::size_t c = a; c < line.count.size(); ++c) v += F(line.count[c]);
+  return v;
+}
+
+}  // namespace
+
+Bits running_maximum(Gates g, const ArgmaxLine& line, const Bits& previous, const Enable& enable) {
+  check_line(line);
+  if (previous.size() != kValueBits) fail("circuit: a running maximum is 13 bits");
+  // Candidate 0 is the running maximum, always valid; candidate a + 1 is element a.
+  const int n = static_cast<int>(line.values.size()) + 1;
+  std::vector<Form> value{value_of(previous)}, invalid{Form()};
+  for (int a = 0; a + 1 < n; ++a) {
+    value.push_back(value_of(line.values[a]));
+    invalid.push_back(Form(1.0) - valid(line, a));
+  }
+  const Form off = enable.off();
+  constexpr double kLoses = 1 << (kValueBits + 1);  // beyond any difference of two values
+
+  // Stage 1: beats[i][j] for i < j is [x_i ≥ x_j]; j beats i exactly when it does not.
+  std::vector<Form> wins(n);
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) {
+      const SignalId ge = g.at_least("ge[" + std::to_string(i) + "," + std::to_string(j) + "]",
+                                     value[i] - value[j] + (invalid[j] - invalid[i]) * kLoses - off * (4 * kLoses), 0);
+      wins[i] += F(ge);
+      wins[j] += Form(1.0) - F(ge);
+    }
+
+  // Stage 2: the candidate that beats all n − 1 others spells the result.
+  Bits out;
+  for (int k = 0; k < kValueBits; ++k) out.push_back(g.signal("max[" + std::to_string(k) + "]"));
+  for (int i = 0; i < n; ++i) {
+    const Bits& bits = i == 0 ? previous : line.values[i - 1];
+    for (int k = 0; k < kValueBits; ++k)
+      g.add_step(out[k], wins[i] + (F(bits[k]) - 1.0) * n - off * (2 * n), n - 1);
+  }
+  return out;
+}
+
+Bits first_index_of(Gates g, const ArgmaxLine& line, const Bits& maximum, const Bits& found_so_far,
+                    const Bits& line_number, const Enable& enable) {
+  check_line(line);
+  const int n = static_cast<int>(line.values.size());
+  const int position_bits = std::bit_width(static_cast<unsigned>(n)) - 1;
+  if (maximum.size() != kValueBits || found_so_far.size() != kValueBits ||
+      position_bits + static_cast<int>(line_number.size()) > kIndexBits)
+    fail("circuit: a first index takes a 13-bit maximum and token, and a line number that fits 12 bits of index");
+  const SignalId found_before = found_so_far[kIndexBits];
+  Bits out;
+  for (int k = 0; k < kValueBits; ++k) out.push_back(g.signal("index[" + std::to_string(k) + "]"));
+  for (int k = 0; k < kValueBits; ++k) g.add_all(out[k], enable.with({lit(found_before), lit(found_so_far[k])}));
+
+  // Stage 1: [x_a = maximum] for the valid elements, while the unit is on.
+  constexpr double kExcluded = 1 << (kValueBits + 1);
+  std::vector<SignalId> match;
+  for (int a = 0; a < n; ++a)
+    match.push_back(g.equals("match[" + std::to_string(a) + "]",
+                             value_of(line.values[a]) - value_of(maximum) -
+                                 (Form(1.0) - valid(line, a) + enable.off()) * kExcluded,
+                             0));
+
+  // Stage 2: the first match, unless the token was found before.
+  Form earlier;
+  for (int a = 0; a < n; ++a) {
+    const Form first = F(match[a]) - earlier - F(found_before) * (n + 1);
+    std::vector<Term> spelled{{out[kIndexBits], 1.0}};
+    for (int k = 0; k < position_bits; ++k)
+      if ((a >> k) & 1) spelled.push_back({out[k], 1.0});
+    g.add_step(spelled, first, 1);
+    for (std::size_t k = 0; k < line_number.size(); ++k)
+      g.add_step(out[position_bits + static_cast<int>(k)], first + F(line_number[k]) - 1.0, 1);
+    earlier += F(match[a]);
+  }
+  return out;
+}
+
 }  // namespace rvformer::circuit

@@ -32,4 +32,27 @@ struct NormScaleOperands {
 //         zero and every bit above it zero; a step for the cap.
 Bits rmsnorm_scale(Gates g, const NormScaleOperands& x, const Enable& enable);
 
+// vu.argmax (story_argmax16) over a vector read a line of L elements a pass, in two halves of
+// passes, each emitting one 13-bit token: the running maximum m, from −4096, m = max(m, the line's
+// largest); then, with m the vector's maximum, the first index where it occurs, as the token
+// `found·2^12 + index` (12 bits of index), kept once found.
+struct ArgmaxLine {
+  std::vector<Bits> values;    // the line's elements, 13 bits in two's complement each
+  std::vector<SignalId> count;  // one-hot: count[c − 1] is 1 when the first c elements are the vector's
+};
+
+// max(previous, the line's valid elements) as 13 bits (previous is 13 bits in two's complement).
+// Two stages: a step per pair of candidates, [x_a ≥ x_b], an invalid element always losing; then a
+// step per candidate and output bit that holds when the candidate beats every other (ties to the
+// earlier one, `previous` first) and has the bit.
+Bits running_maximum(Gates g, const ArgmaxLine& line, const Bits& previous, const Enable& enable);
+
+// The first-index token after this line: `found_so_far` (13 bits: the flag, then the index) when
+// its flag is set, else, when a valid element of the line equals `maximum`, the flag and
+// line_number·L + the first such element's position (L a power of two, line_number its bits); else
+// zero. Two stages: [x_a = maximum] per element (three neurons), then a step per element and output
+// bit that holds when the element is the line's first match; the earlier token is copied by ANDs.
+Bits first_index_of(Gates g, const ArgmaxLine& line, const Bits& maximum, const Bits& found_so_far,
+                    const Bits& line_number, const Enable& enable);
+
 }  // namespace rvformer::circuit

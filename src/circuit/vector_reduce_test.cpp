@@ -21,5 +21,34 @@ TEST(VectorReduce, RmsnormScaleOfInt16Elements) {
   }
 }
 
+// The two halves of passes, as argmax_passes composes them, are story_argmax16 (the first index of
+// the largest), whatever the padding of the last line.
+TEST(VectorReduce, ArgmaxPassesComposeToTheReference) {
+  for (int L : {1, 4, 32}) {
+    for (const std::vector<int>& x : argmax_vectors(L, 16, 300, L)) {
+      const std::vector<std::int16_t> elements(x.begin(), x.end());
+      const int expected = story_argmax16(elements.data(), static_cast<int>(elements.size()));
+      for (int pad : {-4096, 0, 4095}) ASSERT_EQ(argmax_passes(x, L, pad).index, expected) << x.size() << " elements";
+    }
+  }
+}
+
+// Every pass of the argmax of many vectors, 32 elements a line and up to 16 lines: the running
+// maximum in two stages and the first index in two.
+TEST(VectorReduce, ArgmaxPassesOfLinesOf32InTwoStagesEach) {
+  std::vector<ArgmaxPass> maxima, indices;
+  for (const std::vector<int>& x : argmax_vectors(32, 16, 12, 3)) {
+    const ArgmaxPasses p = argmax_passes(x, 32, 4095);
+    maxima.insert(maxima.end(), p.maxima.begin(), p.maxima.end());
+    indices.insert(indices.end(), p.indices.begin(), p.indices.end());
+  }
+  RunningMaximumMachine running(maxima, 32);
+  EXPECT_EQ(stages(running.c, running.results()[0]), 2);
+  expect_every_case(running);
+  FirstIndexMachine first(indices, 32, 4);
+  EXPECT_EQ(stages(first.c, first.results()[0]), 2);
+  expect_every_case(first);
+}
+
 }  // namespace
 }  // namespace rvformer::circuit

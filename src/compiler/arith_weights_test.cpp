@@ -171,6 +171,17 @@ TEST(ArithWeights, CompiledRmsnormScaleMatchesTheEvaluatorBitForBit) {
   expect_compiled_cases_match(NormScaleMachine(sample, 64, 13), "rmsnorm_scale_model");
 }
 
+TEST(ArithWeights, CompiledArgmaxPassesMatchTheEvaluatorBitForBit) {
+  std::vector<ArgmaxPass> maxima, indices;
+  for (const std::vector<int>& x : argmax_vectors(32, 4, 4, 5)) {
+    const ArgmaxPasses p = argmax_passes(x, 32, 0);
+    maxima.insert(maxima.end(), p.maxima.begin(), p.maxima.end());
+    indices.insert(indices.end(), p.indices.begin(), p.indices.end());
+  }
+  expect_compiled_cases_match(RunningMaximumMachine(maxima, 32), "running_maximum_model");
+  expect_compiled_cases_match(FirstIndexMachine(indices, 32, 4), "first_index_model");
+}
+
 TEST(ArithWeights, CompiledRopeMatchesTheEvaluatorBitForBit) {
   expect_compiled_cases_match(RopeMachine(every(6, rope_cases(200, 7))), "rope_model");
 }
