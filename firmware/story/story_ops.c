@@ -6,8 +6,6 @@ static int64_t round_shift(int64_t v, int shift) { return (v + ((int64_t)1 << (s
 
 static int16_t sat13(int64_t v) { return (int16_t)(v < STORY_ACT_MIN ? STORY_ACT_MIN : v > STORY_ACT_MAX ? STORY_ACT_MAX : v); }
 
-static int32_t sat32(int64_t v) { return (int32_t)(v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : v); }
-
 int16_t story_requant13(int64_t acc, StoryRequant r) { return sat13(round_shift(acc * r.multiplier, r.shift)); }
 
 static int32_t dot8x16(const int8_t* w, const int16_t* x, int n) {
@@ -68,16 +66,13 @@ void story_rmsnorm(int16_t* out, const int16_t* x, int n, uint32_t eps_term) {
   for (int i = 0; i < n; ++i) out[i] = story_rmsnorm_element(x[i], scale);
 }
 
-const uint16_t STORY_EXP2[STORY_EXP2_ENTRIES] = {
-    32768, 32066, 31379, 30706, 30048, 29405, 28774, 28158, 27554, 26964, 26386, 25821, 25268, 24726, 24196, 23678,
-    23170, 22674, 22188, 21713, 21247, 20792, 20347, 19911, 19484, 19066, 18658, 18258, 17867, 17484, 17109, 16743};
+const uint16_t STORY_EXP2[STORY_EXP2_ENTRIES] = {32768, 30048, 27554, 25268, 23170, 21247, 19484, 17867};
 
-int32_t story_exp2_q15(int32_t x) {
-  const int32_t lowest = -(1 << 20);
-  const int32_t u = (int32_t)round_shift(-(int64_t)(x < lowest ? lowest : x), 11);
-  const int n = u >> 5;
-  if (n > 15) return 0;
-  return n == 0 ? STORY_EXP2[u & 31] : (int32_t)round_shift(STORY_EXP2[u & 31], n);
+int64_t story_pow2_eighths(int32_t x) {
+  const int32_t a = x >= 0 ? (x + 7) / 8 : -(-x / 8);
+  const int32_t b = 8 * a - x;
+  if (a >= 15) return (int64_t)STORY_EXP2[b] << (a - 15);
+  return 15 - a > 62 ? 0 : round_shift(STORY_EXP2[b], 15 - a);
 }
 
 const int16_t STORY_SILU[STORY_SILU_POINTS] = {
@@ -122,47 +117,68 @@ const uint16_t STORY_RECIP[STORY_RECIP_ENTRIES] = {
     17458, 17422, 17386, 17350, 17314, 17278, 17243, 17207, 17172, 17137, 17102, 17067, 17033, 16998, 16964, 16930,
     16895, 16862, 16828, 16794, 16760, 16727, 16694, 16661, 16628, 16595, 16562, 16529, 16497, 16464, 16432, 16400};
 
-/* exp2 of a difference of two int32 scores (at most 0). */
-static int32_t exp2_of_difference(int64_t d) { return story_exp2_q15(d < -(1 << 20) ? -(1 << 20) : (int32_t)d); }
+/* The anchor's grid, an eighth of a log2 unit in Q(2 * STORY_FRAC_Q) scores, and its range. */
+#define ANCHOR_GRID ((int64_t)1 << (2 * STORY_FRAC_Q - 3))
+#define ANCHOR_LIMIT ((int64_t)1 << (2 * STORY_FRAC_Q + 6))
+
+static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+static int64_t weight(int64_t u, int frac) { return story_pow2_eighths((int32_t)(8 * frac - u)); }
+
+static int64_t mass_back(int level) { return level < 0 ? 0 : story_pow2_eighths(56 + level); }
+
+static int mass_level(int64_t sum) {
+  int level = 0;
+  while (sum * sum >= mass_back(level) * mass_back(level + 1)) ++level;
+  return level;
+}
 
 void story_attention_head(int16_t* out, const int16_t* q, const int16_t* keys, const int16_t* values, int len,
                           int stride, int head_size) {
-  /* The running sums for at most 512 values per position (the blob's limit on head_size). */
-  int64_t total[512], block[512];
-  int32_t score[STORY_ATTENTION_BLOCK];
-  int32_t running_max = INT32_MIN;
-  int64_t running_sum = 0;
-  for (int i = 0; i < head_size; ++i) total[i] = 0;
-  for (int first = 0; first < len; first += STORY_ATTENTION_BLOCK) {
-    const int count = len - first < STORY_ATTENTION_BLOCK ? len - first : STORY_ATTENTION_BLOCK;
-    int32_t max = INT32_MIN;
-    for (int t = 0; t < count; ++t) {
-      const int16_t* k = keys + (long)(first + t) * stride;
-      int64_t dot = 0;
-      for (int i = 0; i < head_size; ++i) dot += (int32_t)q[i] * k[i];
-      score[t] = sat32(dot * (1 << (STORY_FRAC_SCORE - 2 * STORY_FRAC_Q)));
-      if (score[t] > max) max = score[t];
-    }
-    int64_t sum = 0;
-    for (int i = 0; i < head_size; ++i) block[i] = 0;
-    for (int t = 0; t < count; ++t) {
-      const int32_t e = exp2_of_difference((int64_t)score[t] - max);
-      const int16_t* v = values + (long)(first + t) * stride;
-      sum += e;
-      for (int i = 0; i < head_size; ++i) block[i] += (int64_t)e * v[i];
-    }
-    const int32_t new_max = max > running_max ? max : running_max;
-    const int64_t old_scale = exp2_of_difference((int64_t)running_max - new_max);
-    const int64_t block_scale = exp2_of_difference((int64_t)max - new_max);
-    running_sum = round_shift(running_sum * old_scale, 15) + round_shift(sum * block_scale, 15);
-    for (int i = 0; i < head_size; ++i)
-      total[i] = round_shift(total[i] * old_scale, 15) + round_shift(block[i] * block_scale, 15);
-    running_max = new_max;
+  /* Scores and the eighths below the anchor for at most 512 positions (vu.attend's limit). */
+  int64_t score[512], below[512];
+  int64_t anchor = -ANCHOR_LIMIT / ANCHOR_GRID;
+  for (int t = 0; t < len; ++t) {
+    const int16_t* k = keys + (long)t * stride;
+    int64_t dot = 0;
+    for (int i = 0; i < head_size; ++i) dot += (int32_t)q[i] * k[i];
+    score[t] = dot;
   }
-  int log2_sum = 15;
-  while ((running_sum >> (log2_sum + 1)) != 0) ++log2_sum;
-  const int64_t reciprocal = STORY_RECIP[(running_sum >> (log2_sum - 8)) - 256];
-  for (int i = 0; i < head_size; ++i) out[i] = sat13(round_shift(total[i] * reciprocal, 15 + log2_sum));
+  for (int first = 0; first < len; first += STORY_ATTENTION_BLOCK) {
+    int64_t largest = score[first];
+    for (int t = first + 1; t < len && t < first + STORY_ATTENTION_BLOCK; ++t)
+      if (score[t] > largest) largest = score[t];
+    if (largest > ANCHOR_LIMIT) largest = ANCHOR_LIMIT;
+    if (largest < -ANCHOR_LIMIT) largest = -ANCHOR_LIMIT;
+    const int64_t level = -floor_div(-largest, ANCHOR_GRID);
+    if (level > anchor) anchor = level;
+  }
+  for (int t = 0; t < len; ++t) {
+    const int64_t u = floor_div(anchor * ANCHOR_GRID - score[t] + ANCHOR_GRID / 2, ANCHOR_GRID);
+    below[t] = u < 0 ? 0 : u;
+  }
+  int mass = -1;
+  for (int first = 0; first < len; first += STORY_ATTENTION_BLOCK) {
+    int64_t sum = mass_back(mass);
+    for (int t = first; t < len && t < first + STORY_ATTENTION_BLOCK; ++t) sum += weight(below[t], 7);
+    mass = mass_level(sum);
+  }
+  /* The scores are no longer needed: their place takes the weights p_t. */
+  int64_t* p = score;
+  int64_t total = 0;
+  for (int t = 0; t < len; ++t) total += p[t] = weight(below[t] + mass, 10);
+  if (total > STORY_ACT_MAX) total = STORY_ACT_MAX;
+  int e = 0;
+  while ((total >> (e + 1)) != 0) ++e;
+  for (int i = 0; i < head_size; ++i) {
+    int64_t running = 0;
+    for (int first = 0; first < len; first += STORY_ATTENTION_BLOCK) {
+      int64_t sum = 0;
+      for (int t = first; t < len && t < first + STORY_ATTENTION_BLOCK; ++t) sum += p[t] * values[(long)t * stride + i];
+      running = sat13(running + round_shift(sum, 11));
+    }
+    out[i] = total == 0 ? 0 : sat13(round_shift(running * STORY_RECIP[((total << 8) >> e) - 256], 4 + e));
+  }
 }
 
 int story_argmax16(const int16_t* x, int n) {

@@ -11,7 +11,7 @@
  * Common definitions used below:
  *   round_shift(v, s)  for a 64-bit signed v and 1 <= s <= 62: (v + 2^(s-1)) >> s with an arithmetic
  *                      (flooring) shift, i.e. round to nearest, halves towards +infinity.
- *   sat13(v)           v clamped to [-4096, 4095];  sat32(v): clamped to [-2^31, 2^31 - 1].
+ *   sat13(v)           v clamped to [-4096, 4095].
  *   Qn                 a fixed-point number whose integer value is the real value times 2^n.
  * Every intermediate product or sum is exact (computed in 64 bits where 32 could overflow). */
 #ifndef STORY_OPS_H
@@ -32,8 +32,6 @@
 #define STORY_FRAC_V 10     /* values and the attention output (< 4 seen) */
 #define STORY_FRAC_H 9      /* FFN: w1 and w3 outputs and the SiLU output (< 6 seen) */
 #define STORY_FRAC_GATED 8  /* silu(w1 x) * w3 x, the input of w2 (< 12 seen) */
-#define STORY_FRAC_SCORE 16 /* attention scores (log2 units) and the exp input, int32 */
-#define STORY_FRAC_PROB 15  /* exp output and attention weights, 0..32768 */
 #define STORY_FRAC_ROPE 14  /* RoPE cos/sin tables, int16 */
 #define STORY_FRAC_LOGIT 7  /* logits (< 24 seen) */
 
@@ -88,14 +86,13 @@ StoryNormScale story_rmsnorm_scale(const int16_t* x, int n, uint32_t eps_term);
 int16_t story_rmsnorm_element(int16_t x, StoryNormScale scale);
 void story_rmsnorm(int16_t* out, const int16_t* x, int n, uint32_t eps_term);
 
-/* 2^x for x <= 0 (Q16 in, Q15 out, result in [0, 32768]):
- *   u = round_shift(-max(x, -2^20), 11)   (-x in units of 1/32)
- *   n = u >> 5;  k = u & 31
- *   result = 0 if n > 15, else round_shift(E[k], n) (E[k] for n = 0)
- *   with E[k] = STORY_EXP2[k] = round(2^(-k/32) * 2^15), k = 0..31 */
-#define STORY_EXP2_ENTRIES 32
+/* 2^(x/8) rounded to an integer, for x <= 127, from the powers of one octave:
+ *   a = ceil(x / 8), b = 8a - x (0..7)
+ *   result = E[b] << (a - 15) if a >= 15, else round_shift(E[b], 15 - a) (0 once 15 - a > 62)
+ *   with E[b] = STORY_EXP2[b] = round(2^(-b/8) * 2^15), b = 0..7 */
+#define STORY_EXP2_ENTRIES 8
 extern const uint16_t STORY_EXP2[STORY_EXP2_ENTRIES];
-int32_t story_exp2_q15(int32_t x);
+int64_t story_pow2_eighths(int32_t x);
 
 /* SiLU on Q(STORY_FRAC_H) values, linear between 65 points 0.25 apart:
  *   h   = sat13(h)                       (an int16 element may hold more)
@@ -115,20 +112,23 @@ void story_rope(int16_t* x, const int16_t* cos, const int16_t* sin, int n, int h
 
 /* One attention head over positions 0..len-1 of the cache (key t at keys[t*stride], value t at
  * values[t*stride], each head_size int16), the softmax in base 2 (the quantiser folds log2(e) into
- * wq) and taken block by block, STORY_ATTENTION_BLOCK positions at a time, as a unit that holds one
- * block's keys at once computes it:
- *   score_t = sat32(sum_i q[i] * k_t[i] * 2^(STORY_FRAC_SCORE - 2 * STORY_FRAC_Q))   (exact)
- *   per block b (positions B*b .. min(B*b + B, len) - 1):
- *     m_b = max_t score_t;  e_t = story_exp2_q15(max(score_t - m_b, -2^20))
- *     S_b = sum_t e_t;  A_b[i] = sum_t e_t * v_t[i]                              (exact)
- *   from M = -2^31, S = 0, A = 0, each block in turn, with M' = max(M, m_b),
- *     a = story_exp2_q15(max(M - M', -2^20)), c = story_exp2_q15(m_b - M'):
- *     S = round_shift(S * a, 15) + round_shift(S_b * c, 15)
- *     A[i] = round_shift(A[i] * a, 15) + round_shift(A_b[i] * c, 15);  M = M'
- *   (the first block's c is 2^15, so it is taken as it is)
- *   L = floor(log2 S) (S >= 2^15);  j = floor(S / 2^(L - 8)) - 256       (in [0, 255])
- *   R = STORY_RECIP[j] = round(2^15 / sqrt((1 + j/256) * (1 + (j+1)/256)))   (about 2^(15+L) / S)
- *   out[i] = sat13(round_shift(A[i] * R, 15 + L))                       (the values' format) */
+ * wq), as the unit in the weights computes it: it reads STORY_ATTENTION_BLOCK positions a pass and
+ * carries one 13-bit value from each block's pass to the next (docs/vector-unit.md, "Attention").
+ * A score is exact; the weights are powers of 2^(1/8), relative to an anchor on that grid and
+ * normalised by the level of their sum, and the output is corrected by the weights' actual sum:
+ *   s_t = sum_i q[i] * k_t[i]                       (Q(2 * STORY_FRAC_Q) = Q14, log2 units; exact)
+ *   G = 2^11                                        (an eighth of a log2 unit)
+ *   anchor  a = -512, then per block a = max(a, ceil(clamp(max_t s_t, -2^20, 2^20) / G))
+ *   u_t = max(0, floor((a * G - s_t + G/2) / G))    (eighths of a log2 unit below the anchor)
+ *   W(u, f) = story_pow2_eighths(8f - u)            (2^(-u/8) in Qf)
+ *   mass    m: per block, m = LEVEL(BACK(m) + sum_t W(u_t, 7)), BACK of the first block's m being 0,
+ *           BACK(m) = story_pow2_eighths(56 + m)    (2^7 * 2^(m/8)),
+ *           LEVEL(S) = the number of k >= 1 with S^2 >= BACK(k - 1) * BACK(k)  (the level nearest in log2)
+ *   p_t = W(u_t + m, 10)                            (Q10 weights, summing to about 2^10)
+ *   D = sat13(sum_t p_t);  per block R[i] = sat13(R[i] + round_shift(sum_t p_t * v_t[i], 11)), from 0
+ *   out[i] = 0 if D = 0; else, with e = floor(log2 D) and j = (D * 2^8 >> e) - 256 (0..255),
+ *            sat13(round_shift(R[i] * STORY_RECIP[j], 4 + e))      (R * 2^11 / D: the values' format)
+ *   STORY_RECIP[j] = round(2^15 / sqrt((1 + j/256) * (1 + (j+1)/256)))   (about 2^(15+e) / D) */
 #define STORY_ATTENTION_BLOCK 32
 #define STORY_RECIP_ENTRIES 256
 extern const uint16_t STORY_RECIP[STORY_RECIP_ENTRIES];

@@ -29,11 +29,8 @@ constexpr std::uint32_t kMaxMul16Shift = 30;
 // Fraction bits of the fixed-point formats (STORY_FRAC_* and the Q15 weights of story_ops.h).
 constexpr int kFracNorm = 9;    // vu.rmsnorm's output
 constexpr int kFracH = 9;       // vu.silu's input and output
-constexpr int kFracQ = 7;       // queries and keys
-constexpr int kFracScore = 16;  // attention scores
-constexpr int kFracProb = 15;   // exp outputs and attention weights
+constexpr int kFracQ = 7;       // queries and keys: scores in Q14
 constexpr int kFracRope = 14;   // the cos and sin tables
-constexpr std::int64_t kLowestExpInput = -(1 << 20);
 
 using Int128 = __int128;
 
@@ -52,35 +49,28 @@ std::int16_t to_activation(std::int64_t value) {
   return static_cast<std::int16_t>(std::clamp(value, kActivationLow, kActivationHigh));
 }
 
-std::int32_t to_int32(std::int64_t value) {
-  return static_cast<std::int32_t>(std::clamp<std::int64_t>(value, std::numeric_limits<std::int32_t>::min(),
-                                                            std::numeric_limits<std::int32_t>::max()));
-}
-
 // round_shift(acc · multiplier, shift) for a multiplier in [0, 255] and a shift in [1, 62]: |acc| <=
 // 2^31, so the product and its rounding term stay below 2^62 and the sum is exact in 64 bits.
 std::int64_t requantise(std::int64_t acc, std::int32_t multiplier, std::int32_t shift) {
   return round_shift(acc * multiplier, shift);
 }
 
-// The powers 2^(−k/32) in Q15, k = 0..31: round(2^(15 − k/32)), in long double (no value lies
-// within 0.005 of a half).
+// The powers of one octave in eighths, 2^(−k/8) in Q15, k = 0..7: round(2^(15 − k/8)), in long double
+// (no value lies within 0.02 of a half).
 std::array<std::uint16_t, VectorUnit::kExp2Entries> make_exp2_table() {
   std::array<std::uint16_t, VectorUnit::kExp2Entries> table{};
   for (std::size_t k = 0; k < table.size(); ++k)
-    table[k] = static_cast<std::uint16_t>(std::llround(std::exp2(15.0L - static_cast<long double>(k) / 32)));
+    table[k] = static_cast<std::uint16_t>(std::llround(std::exp2(15.0L - static_cast<long double>(k) / 8)));
   return table;
 }
 const std::array<std::uint16_t, VectorUnit::kExp2Entries> kExp2 = make_exp2_table();
 
-// 2^(x / 2^16) in Q15 for x <= 0 (story_exp2_q15): −x in 32nds, its whole part a shift of the table's
-// entry for the fraction; 0 from 2^−16 down.
-std::int64_t exp2_q15(std::int64_t x) {
-  const std::int64_t u = round_shift(-std::max(x, kLowestExpInput), 11);
-  const std::int64_t whole = u >> 5;
-  if (whole > 15) return 0;
-  const std::int64_t entry = kExp2[static_cast<std::size_t>(u & 31)];
-  return whole == 0 ? entry : round_shift(entry, static_cast<int>(whole));
+// 2^(x/8) rounded (story_pow2_eighths): x = 8a − b with b in 0..7 is the table's entry b times 2^(a − 15).
+std::int64_t pow2_eighths(std::int64_t x) {
+  const std::int64_t a = -((-x) >> 3);  // ⌈x / 8⌉
+  const std::int64_t entry = kExp2[static_cast<std::size_t>(8 * a - x)];
+  if (a >= 15) return entry << (a - 15);
+  return 15 - a > 62 ? 0 : round_shift(entry, static_cast<int>(15 - a));
 }
 
 // The reciprocals of the softmax's sums: a sum S with ⌊log2 S⌋ = L falls in bucket j = ⌊S / 2^(L−8)⌋ −
@@ -377,15 +367,12 @@ bool VectorUnit::rope(std::uint32_t x, std::uint32_t cos_address) {
 
 // The running softmax of one attention head: the largest score so far, the sum of the powers and
 // the weighted values, each term scaled to 2^(score − largest) in Q15.
-struct SoftmaxSums {
-  std::int64_t largest = 0, sum = 0;
-  std::vector<std::int64_t> weighted;
-};
-
 // One attention head (story_attention_head): VL positions, position t's key at AM[SRC + t·COLS] and
 // value at AM[AUX + t·COLS], HS elements each; the query at AM[q] and the output at AM[out]. The
-// softmax is in base 2, taken over blocks of kAttentionBlock positions: each block's sums against its
-// own largest score, merged into the running sums by scaling both to the larger of the two largest.
+// softmax is in base 2, computed as the unit in the weights takes it, a block of kAttentionBlock
+// positions a pass: the anchor (the largest score rounded up to an eighth of a log2 unit), the level
+// of the weights' sum, the weights' sum itself and each output's running sum, block after block, then
+// each output divided by the sum through the reciprocal table.
 bool VectorUnit::attend(std::uint32_t out, std::uint32_t q) {
   const std::uint32_t positions = count(), stride = registers_[kCols], head_size = registers_[kHs];
   const std::uint32_t keys = registers_[kSrc], values = registers_[kAux];
@@ -394,44 +381,61 @@ bool VectorUnit::attend(std::uint32_t out, std::uint32_t q) {
   if (!in_activations(keys, span) || !in_activations(values, span) || !in_activations(q, head_size) ||
       !in_activations(out, head_size))
     return false;
-  auto score = [&](std::uint32_t t) {
+  constexpr std::int64_t kEighth = std::int64_t{1} << (2 * kFracQ - 3);  // of a log2 unit, in Q14 scores
+  constexpr std::int64_t kAnchorLimit = std::int64_t{64} << (2 * kFracQ);  // anchors within ±64 log2 units
+  constexpr int kMassFrac = 7, kWeightFrac = 10, kRunningShift = 11;
+  auto value = [&](std::uint32_t t, std::uint32_t i) { return std::int64_t{activations_[values + std::uint64_t{t} * stride + i]}; };
+  std::vector<std::int64_t> scores(positions);
+  for (std::uint32_t t = 0; t < positions; ++t) {
     const std::int16_t* key = activations_.data() + keys + std::uint64_t{t} * stride;
-    std::int64_t dot = 0;
-    for (std::uint32_t i = 0; i < head_size; ++i) dot += std::int64_t{activations_[q + i]} * key[i];
-    return std::int64_t{to_int32(dot * (std::int64_t{1} << (kFracScore - 2 * kFracQ)))};  // exact: |dot| <= 2^39
-  };
-  // The running sums start empty, at the lowest score: the first block's merge takes it as it is.
-  SoftmaxSums total{std::numeric_limits<std::int32_t>::min(), 0, std::vector<std::int64_t>(head_size)};
-  SoftmaxSums block{0, 0, std::vector<std::int64_t>(head_size)};
-  std::array<std::int64_t, kAttentionBlock> scores{};
-  for (std::uint32_t first = 0; first < positions; first += kAttentionBlock) {
-    const std::uint32_t end = std::min(positions, first + kAttentionBlock);
-    block.largest = std::numeric_limits<std::int64_t>::min();
-    block.sum = 0;
-    std::fill(block.weighted.begin(), block.weighted.end(), 0);
-    for (std::uint32_t t = first; t < end; ++t) block.largest = std::max(block.largest, scores[t - first] = score(t));
-    for (std::uint32_t t = first; t < end; ++t) {
-      const std::int64_t power = exp2_q15(scores[t - first] - block.largest);
-      block.sum += power;
-      for (std::uint32_t i = 0; i < head_size; ++i)
-        block.weighted[i] += power * activations_[values + std::uint64_t{t} * stride + i];
-    }
-    const std::int64_t largest = std::max(total.largest, block.largest);
-    const std::int64_t keep = exp2_q15(total.largest - largest), add = exp2_q15(block.largest - largest);
-    auto merge = [&](std::int64_t kept, std::int64_t added) {
-      return round_shift(kept * keep, kFracProb) + round_shift(added * add, kFracProb);
-    };
-    total.sum = merge(total.sum, block.sum);
-    for (std::uint32_t i = 0; i < head_size; ++i) total.weighted[i] = merge(total.weighted[i], block.weighted[i]);
-    total.largest = largest;
+    for (std::uint32_t i = 0; i < head_size; ++i) scores[t] += std::int64_t{activations_[q + i]} * key[i];
   }
-  // The sum is at least 2^15 (the largest score's power), so its top bit L >= 15 and the bucket is the
-  // eight bits below it.
-  const int top = std::bit_width(static_cast<std::uint64_t>(total.sum)) - 1;
-  const std::int64_t reciprocal = kReciprocal[static_cast<std::size_t>((total.sum >> (top - 8)) - 256)];
-  result_.resize(head_size);
-  for (std::uint32_t i = 0; i < head_size; ++i)
-    result_[i] = to_activation(round_shift(total.weighted[i] * reciprocal, kFracProb + top));
+  auto blocks = [&](auto&& per_block) {
+    for (std::uint32_t first = 0; first < positions; first += kAttentionBlock)
+      per_block(first, std::min(positions, first + kAttentionBlock));
+  };
+  auto floor_div = [](std::int64_t a, std::int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
+
+  std::int64_t anchor = -kAnchorLimit / kEighth;
+  blocks([&](std::uint32_t first, std::uint32_t end) {
+    const std::int64_t largest = std::clamp(*std::max_element(scores.begin() + first, scores.begin() + end),
+                                            -kAnchorLimit, kAnchorLimit);
+    anchor = std::max(anchor, -floor_div(-largest, kEighth));
+  });
+  std::vector<std::int64_t> below(positions);  // eighths of a log2 unit under the anchor, rounded
+  for (std::uint32_t t = 0; t < positions; ++t)
+    below[t] = std::max<std::int64_t>(0, floor_div(anchor * kEighth - scores[t] + kEighth / 2, kEighth));
+  auto weight = [&](std::int64_t eighths, int frac) { return pow2_eighths(8 * frac - eighths); };
+
+  // The level m of the weights' sum S in Q7, block by block: the levels 2^7 · 2^(m/8) whose geometric
+  // means with their neighbours S passes.
+  auto level_value = [](std::int64_t m) { return pow2_eighths(8 * kMassFrac + m); };
+  std::int64_t level = -1;
+  blocks([&](std::uint32_t first, std::uint32_t end) {
+    std::int64_t sum = level < 0 ? 0 : level_value(level);
+    for (std::uint32_t t = first; t < end; ++t) sum += weight(below[t], kMassFrac);
+    level = 0;
+    while (sum * sum >= level_value(level) * level_value(level + 1)) ++level;
+  });
+
+  std::vector<std::int64_t> p(positions);
+  std::int64_t total = 0;
+  for (std::uint32_t t = 0; t < positions; ++t) total += p[t] = weight(below[t] + level, kWeightFrac);
+  total = std::min<std::int64_t>(total, kActivationHigh);
+  result_.assign(head_size, 0);
+  if (total > 0) {
+    const int top = std::bit_width(static_cast<std::uint64_t>(total)) - 1;
+    const std::int64_t reciprocal = kReciprocal[static_cast<std::size_t>((total << 8 >> top) - 256)];
+    for (std::uint32_t i = 0; i < head_size; ++i) {
+      std::int64_t running = 0;
+      blocks([&](std::uint32_t first, std::uint32_t end) {
+        std::int64_t sum = 0;
+        for (std::uint32_t t = first; t < end; ++t) sum += p[t] * value(t, i);
+        running = to_activation(running + round_shift(sum, kRunningShift));
+      });
+      result_[i] = to_activation(round_shift(running * reciprocal, 15 + top - kRunningShift));
+    }
+  }
   write_result(out);
   return true;
 }

@@ -22,7 +22,7 @@ class VectorUnit {
   static constexpr int kRegisterCount = 5;
   // The tables vu.rmsnorm, vu.silu and vu.attend read (STORY_RSQRT, STORY_SILU, STORY_EXP2 and
   // STORY_RECIP), computed from their definitions in story_ops.h.
-  static constexpr std::size_t kInverseRootEntries = 192, kSiluPoints = 65, kExp2Entries = 32, kReciprocalEntries = 256;
+  static constexpr std::size_t kInverseRootEntries = 192, kSiluPoints = 65, kExp2Entries = 8, kReciprocalEntries = 256;
   static std::span<const std::uint16_t, kInverseRootEntries> inverse_root_table();
   static std::span<const std::int16_t, kSiluPoints> silu_table();
   static std::span<const std::uint16_t, kExp2Entries> exp2_table();

@@ -607,6 +607,31 @@ TEST(VectorUnit, AttendMatchesTheReferenceForEveryHeadShape) {
   check_attention({8, 0, 10, {1, 2, 512}}, seed++);  // a stride of 0: every position the same
 }
 
+// Scores beyond the anchor's range of ±64 log2 units: all far below it weigh nothing and give zeros;
+// all far above it are taken as the anchor, so equal scores average the values.
+TEST(VectorUnit, AttendScoresBeyondTheAnchorsRange) {
+  constexpr std::uint32_t kHead = 8, kLength = 100;
+  for (std::int16_t key : {std::int16_t{-4096}, std::int16_t{4095}}) {
+    VectorProgram program;
+    std::mt19937 random(1200 + static_cast<std::uint32_t>(key));
+    const std::uint32_t keys = 0, values = kHead * kLength, q = 2 * kHead * kLength, out = q + kHead;
+    const std::vector<std::int16_t> key_cache(kHead * kLength, key), query(kHead, 4095);
+    const std::vector<std::int16_t> value_cache = random_vector(kHead * kLength, random, 4096);
+    program.put_activations(keys, key_cache).put_activations(values, value_cache).put_activations(q, query);
+    program.set(Op::kVuSetvl, kLength).set(Op::kVuSetcols, kHead).set(Op::kVuSeths, kHead);
+    program.set(Op::kVuSetsrc, keys).set(Op::kVuSetaux, values).op(Op::kVuAttend, out, q);
+    std::vector<std::int16_t> expected(kHead);
+    story_attention_head(expected.data(), query.data(), key_cache.data(), value_cache.data(), kLength, kHead, kHead);
+    program.write_activations(out, expected);
+    EXPECT_TRUE(same_memories(program.run(), program));
+    for (std::uint32_t i = 0; i < kHead; ++i) {
+      double mean = 0;
+      for (std::uint32_t t = 0; t < kLength; ++t) mean += value_cache[t * kHead + i] / double{kLength};
+      EXPECT_NEAR(expected[i], key < 0 ? 0.0 : mean, key < 0 ? 0.0 : 8.0) << "element " << i;
+    }
+  }
+}
+
 // Outputs at and around the ends of the 13-bit range, [−4096, 4095], from every operation that
 // saturates: requantisation (a one-column matrix times ±1 gives each row's weight requantised),
 // sums, products, rotations and attention (one position: the output is its value).
