@@ -382,13 +382,14 @@ bool VectorUnit::attend(std::uint32_t out, std::uint32_t q) {
       !in_activations(out, head_size))
     return false;
   constexpr std::int64_t kEighth = std::int64_t{1} << (2 * kFracQ - 3);  // of a log2 unit, in Q14 scores
-  constexpr std::int64_t kAnchorLimit = std::int64_t{64} << (2 * kFracQ);  // anchors within ±64 log2 units
+  constexpr std::int64_t kScoreLimit = std::int64_t{64} << (2 * kFracQ);  // scores within ±64 log2 units
   constexpr int kMassFrac = 7, kWeightFrac = 10, kRunningShift = 11;
   auto value = [&](std::uint32_t t, std::uint32_t i) { return std::int64_t{activations_[values + std::uint64_t{t} * stride + i]}; };
   std::vector<std::int64_t> scores(positions);
   for (std::uint32_t t = 0; t < positions; ++t) {
     const std::int16_t* key = activations_.data() + keys + std::uint64_t{t} * stride;
     for (std::uint32_t i = 0; i < head_size; ++i) scores[t] += std::int64_t{activations_[q + i]} * key[i];
+    scores[t] = std::clamp(scores[t], -kScoreLimit, kScoreLimit);
   }
   auto blocks = [&](auto&& per_block) {
     for (std::uint32_t first = 0; first < positions; first += kAttentionBlock)
@@ -396,15 +397,12 @@ bool VectorUnit::attend(std::uint32_t out, std::uint32_t q) {
   };
   auto floor_div = [](std::int64_t a, std::int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
 
-  std::int64_t anchor = -kAnchorLimit / kEighth;
+  std::int64_t anchor = -kScoreLimit / kEighth;
   blocks([&](std::uint32_t first, std::uint32_t end) {
-    const std::int64_t largest = std::clamp(*std::max_element(scores.begin() + first, scores.begin() + end),
-                                            -kAnchorLimit, kAnchorLimit);
-    anchor = std::max(anchor, -floor_div(-largest, kEighth));
+    anchor = std::max(anchor, -floor_div(-*std::max_element(scores.begin() + first, scores.begin() + end), kEighth));
   });
   std::vector<std::int64_t> below(positions);  // eighths of a log2 unit under the anchor, rounded
-  for (std::uint32_t t = 0; t < positions; ++t)
-    below[t] = std::max<std::int64_t>(0, floor_div(anchor * kEighth - scores[t] + kEighth / 2, kEighth));
+  for (std::uint32_t t = 0; t < positions; ++t) below[t] = floor_div(anchor * kEighth - scores[t] + kEighth / 2, kEighth);
   auto weight = [&](std::int64_t eighths, int frac) { return pow2_eighths(8 * frac - eighths); };
 
   // The level m of the weights' sum S in Q7, block by block: the levels 2^7 · 2^(m/8) whose geometric
