@@ -117,9 +117,11 @@ const uint16_t STORY_RECIP[STORY_RECIP_ENTRIES] = {
     17458, 17422, 17386, 17350, 17314, 17278, 17243, 17207, 17172, 17137, 17102, 17067, 17033, 16998, 16964, 16930,
     16895, 16862, 16828, 16794, 16760, 16727, 16694, 16661, 16628, 16595, 16562, 16529, 16497, 16464, 16432, 16400};
 
-/* The anchor's grid, an eighth of a log2 unit in Q(2 * STORY_FRAC_Q) scores, and the scores' range. */
+/* The anchor's grid, an eighth of a log2 unit in Q(2 * STORY_FRAC_Q) scores; the bound of a score's
+ * high part (its keys' bits 6 and up), and the anchor below every score. */
 #define ANCHOR_GRID ((int64_t)1 << (2 * STORY_FRAC_Q - 3))
-#define SCORE_LIMIT ((int64_t)1 << (2 * STORY_FRAC_Q + 6))
+#define HIGH_PART_LIMIT ((int64_t)1 << 14)
+#define LOWEST_ANCHOR (-1536)
 
 static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
@@ -137,12 +139,16 @@ void story_attention_head(int16_t* out, const int16_t* q, const int16_t* keys, c
                           int stride, int head_size) {
   /* Scores and the eighths below the anchor for at most 512 positions (vu.attend's limit). */
   int64_t score[512], below[512];
-  int64_t anchor = -SCORE_LIMIT / ANCHOR_GRID;
+  int64_t anchor = LOWEST_ANCHOR;
   for (int t = 0; t < len; ++t) {
     const int16_t* k = keys + (long)t * stride;
-    int64_t dot = 0;
-    for (int i = 0; i < head_size; ++i) dot += (int32_t)q[i] * k[i];
-    score[t] = dot < -SCORE_LIMIT ? -SCORE_LIMIT : dot > SCORE_LIMIT ? SCORE_LIMIT : dot;
+    int64_t high = 0, low = 0;
+    for (int i = 0; i < head_size; ++i) {
+      high += (int64_t)q[i] * (k[i] >> 6);
+      low += (int64_t)q[i] * (k[i] & 63);
+    }
+    high = high < -HIGH_PART_LIMIT ? -HIGH_PART_LIMIT : high > HIGH_PART_LIMIT ? HIGH_PART_LIMIT : high;
+    score[t] = 64 * high + low;
   }
   for (int first = 0; first < len; first += STORY_ATTENTION_BLOCK) {
     int64_t largest = score[first];

@@ -116,9 +116,11 @@ void story_rope(int16_t* x, const int16_t* cos, const int16_t* sin, int n, int h
  * carries one 13-bit value from each block's pass to the next (docs/vector-unit.md, "Attention").
  * A score is exact; the weights are powers of 2^(1/8), relative to an anchor on that grid and
  * normalised by the level of their sum, and the output is corrected by the weights' actual sum:
- *   s_t = clamp(sum_i q[i] * k_t[i], -2^20, 2^20)  (Q(2 * STORY_FRAC_Q) = Q14, log2 units: within +-64)
+ *   s_t = 64 * clamp(sum_i q[i] * (k_t[i] >> 6), -2^14, 2^14) + sum_i q[i] * (k_t[i] & 63)
+ *                                                   (Q(2 * STORY_FRAC_Q) = Q14, log2 units: the score,
+ *                                                   its high part clamped, about +-64 log2 units)
  *   G = 2^11                                        (an eighth of a log2 unit)
- *   anchor  a = -512, then per block a = max(a, ceil(max_t s_t / G))
+ *   anchor  a = -1536, then per block a = max(a, ceil(max_t s_t / G))
  *   u_t = floor((a * G - s_t + G/2) / G)            (eighths of a log2 unit below the anchor, >= 0)
  *   W(u, f) = story_pow2_eighths(8f - u)            (2^(-u/8) in Qf)
  *   mass    m: per block, m = LEVEL(BACK(m) + sum_t W(u_t, 7)), BACK of the first block's m being 0,

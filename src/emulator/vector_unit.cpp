@@ -382,22 +382,28 @@ bool VectorUnit::attend(std::uint32_t out, std::uint32_t q) {
       !in_activations(out, head_size))
     return false;
   constexpr std::int64_t kEighth = std::int64_t{1} << (2 * kFracQ - 3);  // of a log2 unit, in Q14 scores
-  constexpr std::int64_t kScoreLimit = std::int64_t{64} << (2 * kFracQ);  // scores within ±64 log2 units
+  constexpr std::int64_t kHighPartLimit = 1 << 14, kLowestAnchor = -1536;
   constexpr int kMassFrac = 7, kWeightFrac = 10, kRunningShift = 11;
   auto value = [&](std::uint32_t t, std::uint32_t i) { return std::int64_t{activations_[values + std::uint64_t{t} * stride + i]}; };
+  auto floor_div = [](std::int64_t a, std::int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
   std::vector<std::int64_t> scores(positions);
   for (std::uint32_t t = 0; t < positions; ++t) {
     const std::int16_t* key = activations_.data() + keys + std::uint64_t{t} * stride;
-    for (std::uint32_t i = 0; i < head_size; ++i) scores[t] += std::int64_t{activations_[q + i]} * key[i];
-    scores[t] = std::clamp(scores[t], -kScoreLimit, kScoreLimit);
+    // The score as its keys' bits 6 and up and 0..5 give it, the first part clamped.
+    std::int64_t high = 0, low = 0;
+    for (std::uint32_t i = 0; i < head_size; ++i) {
+      const std::int64_t query = activations_[q + i], k = key[i];
+      high += query * floor_div(k, 64);
+      low += query * (k - 64 * floor_div(k, 64));
+    }
+    scores[t] = 64 * std::clamp(high, -kHighPartLimit, kHighPartLimit) + low;
   }
   auto blocks = [&](auto&& per_block) {
     for (std::uint32_t first = 0; first < positions; first += kAttentionBlock)
       per_block(first, std::min(positions, first + kAttentionBlock));
   };
-  auto floor_div = [](std::int64_t a, std::int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
 
-  std::int64_t anchor = -kScoreLimit / kEighth;
+  std::int64_t anchor = kLowestAnchor;
   blocks([&](std::uint32_t first, std::uint32_t end) {
     anchor = std::max(anchor, -floor_div(-*std::max_element(scores.begin() + first, scores.begin() + end), kEighth));
   });

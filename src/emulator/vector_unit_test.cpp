@@ -607,8 +607,8 @@ TEST(VectorUnit, AttendMatchesTheReferenceForEveryHeadShape) {
   check_attention({8, 0, 10, {1, 2, 512}}, seed++);  // a stride of 0: every position the same
 }
 
-// Scores beyond ±64 log2 units are taken at the bound: all far below it or all far above it are
-// equal, and the output is the values' average.
+// Scores whose high part (from the keys' bits 6 and up) lies beyond ±2^14 take it at the bound: all
+// far below or all far above it are equal, and the output is the values' average.
 TEST(VectorUnit, AttendScoresBeyondTheAnchorsRange) {
   constexpr std::uint32_t kHead = 8, kLength = 100;
   for (std::int16_t key : {std::int16_t{-4096}, std::int16_t{4095}}) {
