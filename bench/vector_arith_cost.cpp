@@ -1,4 +1,4 @@
-// vector_arith_cost — what one element of each vector unit operation (or the norm's scale, a reduction) costs
+// vector_arith_cost — what one element of each vector unit operation (or one pass of a reduction) costs
 // in the circuit: the MLP stages and the neurons of each stage (docs/vector-unit.md, "The arithmetic, built").
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
@@ -8,6 +8,7 @@
 
 #include "circuit/graph.h"
 #include "circuit/vector_arith.h"
+#include "circuit/vector_attention.h"
 #include "circuit/vector_elementwise.h"
 #include "circuit/vector_reduce.h"
 
@@ -95,6 +96,21 @@ int main(int argc, char** argv) {
   report("vu.argmax, a pass of the first index over a line of 32", [&](auto& c, auto& g, auto enable) {
     return std::vector<Bits>{circuit::first_index_of(g, argmax_line(c), inputs(c, "maximum", 13), inputs(c, "before", 13),
                                                      inputs(c, "number", 7), enable)};
+  });
+  report("vu.attend, an element's pass over a block of 32 positions of a head of 8", [](auto& c, auto& g, auto enable) {
+    circuit::AttentionBlock block;
+    std::vector<Bits> values;
+    for (int i = 0; i < 8; ++i) block.query.push_back(inputs(c, "q" + std::to_string(i), 13));
+    for (int t = 0; t < 32; ++t) {
+      block.keys.emplace_back();
+      for (int i = 0; i < 8; ++i) block.keys.back().push_back(inputs(c, "k" + std::to_string(t) + "_" + std::to_string(i), 13));
+      values.push_back(inputs(c, "v" + std::to_string(t), 13));
+    }
+    block.count = inputs(c, "count_is", 32);
+    std::vector<int> weights;
+    for (int k = 0; story_pow2_eighths(80 - k) > 0; ++k) weights.push_back(static_cast<int>(story_pow2_eighths(80 - k)));
+    return std::vector<Bits>{circuit::attention_element(g, block, values, inputs(c, "anchor", 12), inputs(c, "level", 7),
+                                                        inputs(c, "running", 13), weights, enable)};
   });
   report("vu.rope pair", [](auto& c, auto& g, auto enable) {
     const circuit::RopeOperands x{inputs(c, "a", 16), inputs(c, "b", 16), inputs(c, "cos", 16), inputs(c, "sin", 16)};

@@ -13,6 +13,7 @@
 #include "circuit/arith.h"
 #include "circuit/evaluator.h"
 #include "circuit/vector_arith_testing.h"
+#include "circuit/vector_attention_testing.h"
 #include "compiler/emit.h"
 #include "compiler/placement.h"
 #include "engine/checkpoint.h"
@@ -180,6 +181,15 @@ TEST(ArithWeights, CompiledArgmaxPassesMatchTheEvaluatorBitForBit) {
   }
   expect_compiled_cases_match(RunningMaximumMachine(maxima, 32), "running_maximum_model");
   expect_compiled_cases_match(FirstIndexMachine(indices, 32, 4), "first_index_model");
+}
+
+TEST(ArithWeights, CompiledAttentionElementPassMatchesTheEvaluatorBitForBit) {
+  RandomOperands r(44);
+  const std::vector<AttentionHead> heads = {random_head(r, 40, 8, 12), staircase_head(r, 60)};
+  std::vector<ElementPass> sample;
+  const std::vector<ElementPass> passes = element_passes(heads);
+  for (std::size_t i = 0; i < passes.size(); i += 3) sample.push_back(passes[i]);
+  expect_compiled_cases_match(AttentionElementMachine(sample, 8), "attention_element_model");
 }
 
 TEST(ArithWeights, CompiledRopeMatchesTheEvaluatorBitForBit) {

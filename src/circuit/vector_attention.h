@@ -1,0 +1,38 @@
+// circuit/vector_attention.h — the passes of vu.attend (story_attention_head, docs/vector-unit.md,
+// "Attention") as SwiGLU neurons, bit for bit: each reads one block of positions (the query, the
+// block's keys and, for an output element, its values) and the tokens of earlier passes, and gives
+// one 13-bit token.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "circuit/vector_arith.h"
+
+namespace rvformer::circuit {
+
+// What every pass of a head reads from one block.
+struct AttentionBlock {
+  std::vector<Bits> query;               // the head's query, 13 bits an element (two's complement)
+  std::vector<std::vector<Bits>> keys;   // per position, its key's elements, 13 bits each
+  std::vector<SignalId> count;           // one-hot: count[c − 1] is 1 when the first c positions are the head's
+};
+
+// An output element's running sum after this block: sat13(running + round_shift(Σ_t p_t·v_t, 11)),
+// p_t = weights[u_t + level] (0 past the table; story_pow2_eighths(80 − k) for the story) over the
+// block's valid positions, u_t the score's distance below `anchor` in eighths of a log2 unit. `anchor` is 12 bits in two's complement and at
+// least every valid score's ⌈s_t / 2^11⌉ (as the anchor passes leave it); `level` is 7 bits; `running`
+// and each value 13 bits in two's complement. Twelve stages for 32 positions of a head of 8:
+//   1     the score's parts per position, Σ_i q_i·(k_i's bits 6–12) and Σ_i q_i·(k_i's bits 0–5), a
+//         neuron pair (the query's sign) per key bit; and a copy of 2^11·anchor;
+//   2     the high part clamped to ±2^14; the distance x_t = 2^11·(anchor + level) + 2^10 − s_t is now
+//         an exact integer, pushed past every step for a position beyond the count;
+//   3     x_t cut into octaves (a clamp each), so that no step collects ramps beyond 2^24;
+//   4     p_t's eleven bits from a step per eighth of a log2 unit;
+//   5     Σ_t p_t·v_t + 2^11·running + 2^10 as column counts of bit products;
+//   6–11  the counts summed (sum_columns);
+//   12    shift_and_saturate by 11.
+Bits attention_element(Gates g, const AttentionBlock& block, const std::vector<Bits>& values, const Bits& anchor,
+                       const Bits& level, const Bits& running, std::span<const int> weights, const Enable& enable);
+
+}  // namespace rvformer::circuit

@@ -1,0 +1,224 @@
+// circuit/vector_attention_testing.h — vu.attend as the passes the unit takes (anchor, mass, sum,
+// elements, outputs: docs/vector-unit.md, "Attention"), written from story_ops.h's definition for
+// the tests: composed, they must give story_attention_head; one by one, they are what each pass's
+// circuit must compute. Also the machine that runs an element pass's circuit on such passes.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+#include "circuit/vector_arith_testing.h"
+#include "circuit/vector_attention.h"
+
+namespace rvformer::circuit {
+
+inline constexpr int kAttentionBlock = STORY_ATTENTION_BLOCK;
+inline constexpr std::int64_t kEighth = 1 << 11;  // of a log2 unit, in Q14 scores
+
+// One head's operands as vu.attend reads them.
+struct AttentionHead {
+  std::vector<int> q;
+  std::vector<std::vector<int>> k, v;  // per position
+};
+
+inline std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+inline int sat13(std::int64_t x) { return static_cast<int>(std::clamp<std::int64_t>(x, -4096, 4095)); }
+inline std::int64_t round_shift(std::int64_t x, int s) { return (x + (std::int64_t{1} << (s - 1))) >> s; }
+
+// The score with its high part (the keys' bits 6 and up) clamped to ±2^14.
+inline std::int64_t attention_score(const std::vector<int>& q, const std::vector<int>& k) {
+  std::int64_t high = 0, low = 0;
+  for (std::size_t i = 0; i < q.size(); ++i) {
+    high += std::int64_t{q[i]} * floor_div(k[i], 64);
+    low += std::int64_t{q[i]} * (k[i] - 64 * floor_div(k[i], 64));
+  }
+  return 64 * std::clamp<std::int64_t>(high, -(1 << 14), 1 << 14) + low;
+}
+
+// The weight of a position k eighths below the anchor, in Q(frac).
+inline std::int64_t attention_weight(std::int64_t k, int frac) { return story_pow2_eighths(static_cast<std::int32_t>(8 * frac - k)); }
+
+// The weights the element passes' staircase takes: Q10, until the last non-zero one.
+inline std::vector<int> attention_weights() {
+  std::vector<int> w;
+  for (int k = 0; attention_weight(k, 10) > 0; ++k) w.push_back(static_cast<int>(attention_weight(k, 10)));
+  return w;
+}
+
+// What the passes of one head carry from block to block.
+struct AttentionTokens {
+  int anchor = -1536, level = -1, sum = 0;
+};
+
+// The positions [first, end) of the head's block that starts at `first`.
+inline int block_end(const AttentionHead& h, int first) {
+  return std::min<int>(static_cast<int>(h.k.size()), first + kAttentionBlock);
+}
+
+inline int anchor_pass(const AttentionHead& h, int first, int anchor) {
+  std::int64_t largest = attention_score(h.q, h.k[first]);
+  for (int t = first + 1; t < block_end(h, first); ++t) largest = std::max(largest, attention_score(h.q, h.k[t]));
+  return static_cast<int>(std::max<std::int64_t>(anchor, -floor_div(-largest, kEighth)));
+}
+
+inline std::int64_t eighths_below(const AttentionHead& h, int t, int anchor) {
+  return floor_div(anchor * kEighth - attention_score(h.q, h.k[t]) + kEighth / 2, kEighth);
+}
+
+inline std::int64_t level_value(int m) { return m < 0 ? 0 : story_pow2_eighths(56 + m); }
+
+inline int mass_pass(const AttentionHead& h, int first, int anchor, int level) {
+  std::int64_t sum = level_value(level);
+  for (int t = first; t < block_end(h, first); ++t) sum += attention_weight(eighths_below(h, t, anchor), 7);
+  int m = 0;
+  while (sum * sum >= level_value(m) * level_value(m + 1)) ++m;
+  return m;
+}
+
+inline int sum_pass(const AttentionHead& h, int first, int anchor, int level, int sum) {
+  std::int64_t s = sum;
+  for (int t = first; t < block_end(h, first); ++t) s += attention_weight(eighths_below(h, t, anchor) + level, 10);
+  return static_cast<int>(std::min<std::int64_t>(s, 4095));
+}
+
+inline int element_pass(const AttentionHead& h, int first, int i, int anchor, int level, int running) {
+  std::int64_t s = 0;
+  for (int t = first; t < block_end(h, first); ++t)
+    s += attention_weight(eighths_below(h, t, anchor) + level, 10) * h.v[t][i];
+  return sat13(running + round_shift(s, 11));
+}
+
+inline int output_pass(int running, int sum) {
+  if (sum == 0) return 0;
+  const int e = std::bit_width(static_cast<unsigned>(sum)) - 1;
+  return sat13(round_shift(std::int64_t{running} * STORY_RECIP[((sum << 8) >> e) - 256], 4 + e));
+}
+
+// The head's tokens after its anchor, mass and sum passes.
+inline AttentionTokens head_tokens(const AttentionHead& h) {
+  AttentionTokens tokens;
+  const int n = static_cast<int>(h.k.size());
+  for (int first = 0; first < n; first += kAttentionBlock) tokens.anchor = anchor_pass(h, first, tokens.anchor);
+  for (int first = 0; first < n; first += kAttentionBlock) tokens.level = mass_pass(h, first, tokens.anchor, tokens.level);
+  for (int first = 0; first < n; first += kAttentionBlock)
+    tokens.sum = sum_pass(h, first, tokens.anchor, tokens.level, tokens.sum);
+  return tokens;
+}
+
+// vu.attend's outputs from the passes.
+inline std::vector<int> attention_by_passes(const AttentionHead& h) {
+  const AttentionTokens tokens = head_tokens(h);
+  std::vector<int> out;
+  for (std::size_t i = 0; i < h.q.size(); ++i) {
+    int running = 0;
+    for (int first = 0; first < static_cast<int>(h.k.size()); first += kAttentionBlock)
+      running = element_pass(h, first, static_cast<int>(i), tokens.anchor, tokens.level, running);
+    out.push_back(output_pass(running, tokens.sum));
+  }
+  return out;
+}
+
+// story_attention_head's outputs for the head.
+inline std::vector<int> attention_reference(const AttentionHead& h) {
+  const std::size_t hs = h.q.size(), n = h.k.size();
+  std::vector<std::int16_t> q(h.q.begin(), h.q.end()), keys, values, out(hs);
+  for (std::size_t t = 0; t < n; ++t) {
+    keys.insert(keys.end(), h.k[t].begin(), h.k[t].end());
+    values.insert(values.end(), h.v[t].begin(), h.v[t].end());
+  }
+  story_attention_head(out.data(), q.data(), keys.data(), values.data(), static_cast<int>(n), static_cast<int>(hs),
+                       static_cast<int>(hs));
+  return std::vector<int>(out.begin(), out.end());
+}
+
+// A random head of `positions` positions: queries and keys of a random magnitude (`bits` at most),
+// and values of 13 bits.
+inline AttentionHead random_head(RandomOperands& r, int positions, int head_size, int bits) {
+  AttentionHead h;
+  auto element = [&](int b) { return std::clamp(r.pick(-(1 << b), (1 << b) - 1), -4096, 4095); };
+  const int qb = r.pick(1, bits), kb = r.pick(1, bits);
+  for (int i = 0; i < head_size; ++i) h.q.push_back(element(qb));
+  for (int t = 0; t < positions; ++t) {
+    h.k.emplace_back();
+    h.v.emplace_back();
+    for (int i = 0; i < head_size; ++i) {
+      h.k.back().push_back(element(kb));
+      h.v.back().push_back(r.pick(-4096, 4095));
+    }
+  }
+  return h;
+}
+
+// A head whose distances to the anchor fall on every step of the weights' staircase, one below it and
+// one above: q = (2^11, 1, 0, …) and position t's key (−t/3, 2^10 + δ, 0, …) with δ = 0, 1, −1 in
+// turn, so that its score is 2^11·(−t/3) + 2^10 + δ.
+inline AttentionHead staircase_head(RandomOperands& r, int positions) {
+  AttentionHead h;
+  h.q = {2048, 1, 0, 0, 0, 0, 0, 0};
+  for (int t = 0; t < positions; ++t) {
+    h.k.push_back({-t / 3, 1024 + std::array{0, 1, -1}[t % 3], 0, 0, 0, 0, 0, 0});
+    h.v.emplace_back();
+    for (int i = 0; i < 8; ++i) h.v.back().push_back(r.pick(-4096, 4095));
+  }
+  return h;
+}
+
+// An element pass's operands: the block's query, keys, element i's values, the count, the anchor,
+// the level and the running sum before it; the expected running sum after it.
+struct ElementPass {
+  AttentionHead head;
+  int first = 0, i = 0, anchor = 0, level = 0, running = 0;
+};
+
+// Every element pass of the heads (their blocks, elements and tokens as the passes leave them).
+inline std::vector<ElementPass> element_passes(const std::vector<AttentionHead>& heads) {
+  std::vector<ElementPass> passes;
+  for (const AttentionHead& h : heads) {
+    const AttentionTokens tokens = head_tokens(h);
+    for (int i = 0; i < static_cast<int>(h.q.size()); ++i) {
+      int running = 0;
+      for (int first = 0; first < static_cast<int>(h.k.size()); first += kAttentionBlock) {
+        passes.push_back({h, first, i, tokens.anchor, tokens.level, running});
+        running = element_pass(h, first, i, tokens.anchor, tokens.level, running);
+      }
+    }
+  }
+  return passes;
+}
+
+// Operands, in order: the query's elements, each position's key elements, each position's value,
+// the count (one-hot 1..32), the anchor (12 bits), the level (7 bits) and the running sum.
+struct AttentionElementMachine : VectorMachine {
+  AttentionElementMachine(const std::vector<ElementPass>& passes, int head_size) {
+    AttentionBlock block;
+    for (int i = 0; i < head_size; ++i) block.query.push_back(operand("q" + std::to_string(i), 13));
+    for (int t = 0; t < kAttentionBlock; ++t) {
+      block.keys.emplace_back();
+      for (int i = 0; i < head_size; ++i) block.keys.back().push_back(operand("k" + std::to_string(t) + "_" + std::to_string(i), 13));
+    }
+    std::vector<Bits> values;
+    for (int t = 0; t < kAttentionBlock; ++t) values.push_back(operand("v" + std::to_string(t), 13));
+    block.count = one_hot_operand("count_is", 1, kAttentionBlock);
+    const Bits anchor = operand("anchor", 12), level = operand("level", 7), running = operand("running", 13);
+    const std::vector<int> weights = attention_weights();
+    std::vector<VectorCase> cases;
+    for (const ElementPass& p : passes) {
+      const AttentionHead& h = p.head;
+      const int end = block_end(h, p.first);
+      VectorCase c;
+      c.operands.insert(c.operands.end(), h.q.begin(), h.q.end());
+      for (int t = 0; t < kAttentionBlock; ++t)
+        for (int i = 0; i < head_size; ++i) c.operands.push_back(p.first + t < end ? h.k[p.first + t][i] : 0);
+      for (int t = 0; t < kAttentionBlock; ++t) c.operands.push_back(p.first + t < end ? h.v[p.first + t][p.i] : 0);
+      c.operands.insert(c.operands.end(), {end - p.first, p.anchor, p.level, p.running});
+      c.results = {element_pass(h, p.first, p.i, p.anchor, p.level, p.running)};
+      cases.push_back(c);
+    }
+    finish({attention_element(unit(), block, values, anchor, level, running, weights, enable())}, std::move(cases));
+  }
+};
+
+}  // namespace rvformer::circuit
