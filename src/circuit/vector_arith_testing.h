@@ -439,6 +439,17 @@ inline ArgmaxPasses argmax_passes(const std::vector<int>& x, int L, int pad) {
   return p;
 }
 
+// The passes of several vectors' argmaxes, one list per half.
+inline ArgmaxPasses all_argmax_passes(const std::vector<std::vector<int>>& vectors, int L, int pad) {
+  ArgmaxPasses all;
+  for (const std::vector<int>& x : vectors) {
+    const ArgmaxPasses p = argmax_passes(x, L, pad);
+    all.maxima.insert(all.maxima.end(), p.maxima.begin(), p.maxima.end());
+    all.indices.insert(all.indices.end(), p.indices.begin(), p.indices.end());
+  }
+  return all;
+}
+
 // A token of 13 bits as the machine decodes it: two's complement.
 inline int as_signed13(int token) { return token >= kFoundFlag ? token - 2 * kFoundFlag : token; }
 

@@ -36,16 +36,11 @@ TEST(VectorReduce, ArgmaxPassesComposeToTheReference) {
 // Every pass of the argmax of many vectors, 32 elements a line and up to 16 lines: the running
 // maximum in two stages and the first index in two.
 TEST(VectorReduce, ArgmaxPassesOfLinesOf32InTwoStagesEach) {
-  std::vector<ArgmaxPass> maxima, indices;
-  for (const std::vector<int>& x : argmax_vectors(32, 16, 12, 3)) {
-    const ArgmaxPasses p = argmax_passes(x, 32, 4095);
-    maxima.insert(maxima.end(), p.maxima.begin(), p.maxima.end());
-    indices.insert(indices.end(), p.indices.begin(), p.indices.end());
-  }
-  RunningMaximumMachine running(maxima, 32);
+  const ArgmaxPasses passes = all_argmax_passes(argmax_vectors(32, 16, 12, 3), 32, 4095);
+  RunningMaximumMachine running(passes.maxima, 32);
   EXPECT_EQ(stages(running.c, running.results()[0]), 2);
   expect_every_case(running);
-  FirstIndexMachine first(indices, 32, 4);
+  FirstIndexMachine first(passes.indices, 32, 4);
   EXPECT_EQ(stages(first.c, first.results()[0]), 2);
   expect_every_case(first);
 }

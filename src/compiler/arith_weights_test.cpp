@@ -173,14 +173,9 @@ TEST(ArithWeights, CompiledRmsnormScaleMatchesTheEvaluatorBitForBit) {
 }
 
 TEST(ArithWeights, CompiledArgmaxPassesMatchTheEvaluatorBitForBit) {
-  std::vector<ArgmaxPass> maxima, indices;
-  for (const std::vector<int>& x : argmax_vectors(32, 4, 4, 5)) {
-    const ArgmaxPasses p = argmax_passes(x, 32, 0);
-    maxima.insert(maxima.end(), p.maxima.begin(), p.maxima.end());
-    indices.insert(indices.end(), p.indices.begin(), p.indices.end());
-  }
-  expect_compiled_cases_match(RunningMaximumMachine(maxima, 32), "running_maximum_model");
-  expect_compiled_cases_match(FirstIndexMachine(indices, 32, 4), "first_index_model");
+  const ArgmaxPasses passes = all_argmax_passes(argmax_vectors(32, 4, 4, 5), 32, 0);
+  expect_compiled_cases_match(RunningMaximumMachine(passes.maxima, 32), "running_maximum_model");
+  expect_compiled_cases_match(FirstIndexMachine(passes.indices, 32, 4), "first_index_model");
 }
 
 TEST(ArithWeights, CompiledAttentionElementPassMatchesTheEvaluatorBitForBit) {
