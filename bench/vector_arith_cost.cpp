@@ -97,20 +97,32 @@ int main(int argc, char** argv) {
     return std::vector<Bits>{circuit::first_index_of(g, argmax_line(c), inputs(c, "maximum", 13), inputs(c, "before", 13),
                                                      inputs(c, "number", 7), enable)};
   });
-  report("vu.attend, an element's pass over a block of 32 positions of a head of 8", [](auto& c, auto& g, auto enable) {
+  struct AttentionOperands {
     circuit::AttentionBlock block;
     std::vector<Bits> values;
-    for (int i = 0; i < 8; ++i) block.query.push_back(inputs(c, "q" + std::to_string(i), 13));
-    for (int t = 0; t < 32; ++t) {
-      block.keys.emplace_back();
-      for (int i = 0; i < 8; ++i) block.keys.back().push_back(inputs(c, "k" + std::to_string(t) + "_" + std::to_string(i), 13));
-      values.push_back(inputs(c, "v" + std::to_string(t), 13));
-    }
-    block.count = inputs(c, "count_is", 32);
     std::vector<int> weights;
-    for (int k = 0; story_pow2_eighths(80 - k) > 0; ++k) weights.push_back(static_cast<int>(story_pow2_eighths(80 - k)));
-    return std::vector<Bits>{circuit::attention_element(g, block, values, inputs(c, "anchor", 12), inputs(c, "level", 7),
-                                                        inputs(c, "running", 13), weights, enable)};
+  };
+  const auto attention_operands = [](auto& c) {
+    AttentionOperands a;
+    for (int i = 0; i < 8; ++i) a.block.query.push_back(inputs(c, "q" + std::to_string(i), 13));
+    for (int t = 0; t < 32; ++t) {
+      a.block.keys.emplace_back();
+      for (int i = 0; i < 8; ++i) a.block.keys.back().push_back(inputs(c, "k" + std::to_string(t) + "_" + std::to_string(i), 13));
+      a.values.push_back(inputs(c, "v" + std::to_string(t), 13));
+    }
+    a.block.count = inputs(c, "count_is", 32);
+    for (int k = 0; story_pow2_eighths(80 - k) > 0; ++k) a.weights.push_back(static_cast<int>(story_pow2_eighths(80 - k)));
+    return a;
+  };
+  report("vu.attend, an element's pass over a block of 32 positions of a head of 8", [&](auto& c, auto& g, auto enable) {
+    const AttentionOperands a = attention_operands(c);
+    return std::vector<Bits>{circuit::attention_element(g, a.block, a.values, inputs(c, "anchor", 12), inputs(c, "level", 7),
+                                                        inputs(c, "running", 13), a.weights, enable)};
+  });
+  report("vu.attend, a sum pass over a block of 32 positions of a head of 8", [&](auto& c, auto& g, auto enable) {
+    const AttentionOperands a = attention_operands(c);
+    return std::vector<Bits>{circuit::attention_weight_sum(g, a.block, inputs(c, "anchor", 12), inputs(c, "level", 7),
+                                                           inputs(c, "before", 13), a.weights, enable)};
   });
   report("vu.rope pair", [](auto& c, auto& g, auto enable) {
     const circuit::RopeOperands x{inputs(c, "a", 16), inputs(c, "b", 16), inputs(c, "cos", 16), inputs(c, "sin", 16)};

@@ -20,9 +20,8 @@ constexpr int kOutBits = 13;
 constexpr int kDigitBits = 7;
 constexpr int kGroupBits = 6;  // a plane sum of 512 columns stays below 2^15
 
-// Stages 2–3: `value` (an integer 0..largest) in binary, kDigitBits a stage from the top: each
-// digit is the number of its steps [rest ≥ q·2^low] that hold, rest being the value less the digits
-// above it. A bit collects up to 2·127 ramps of at most `largest`, so largest stays below 2^16.
+}  // namespace
+
 Bits to_binary(Gates& g, const std::string& name, const Form& value, int largest) {
   const int width = std::bit_width(static_cast<unsigned>(largest));
   Bits bits(width);
@@ -43,8 +42,6 @@ Bits to_binary(Gates& g, const std::string& name, const Form& value, int largest
   }
   return bits;
 }
-
-}  // namespace
 
 std::uint64_t ColumnSum::columns_of(std::int64_t value) const {
   const auto bits = static_cast<std::uint64_t>(value);

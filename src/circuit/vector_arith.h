@@ -52,6 +52,11 @@ class ColumnSum {
   std::vector<Row> rows_;
 };
 
+// `value` (an integer form, 0..largest) in binary, seven bits a stage from the top: each digit is
+// the number of its steps [rest ≥ q·2^low] that hold, rest being the value less the digits above it.
+// A bit collects up to 2·127 ramps of at most `largest`, so largest stays below 2^16.
+Bits to_binary(Gates& g, const std::string& name, const Form& value, int largest);
+
 // sat13(q >> s), q being bits in two's complement (a rounding 2^(s−1) already added), as 13 bits;
 // `shifts` pairs each shift s with the bit that is 1 when it applies (at most one is). All zero when
 // none applies. One stage: an AND per shift and output bit, and a step per shift for saturation.

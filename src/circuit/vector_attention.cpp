@@ -30,39 +30,45 @@ Form value_of(const Bits& x) {
   return v - F(x[top]) * std::ldexp(1.0, top);
 }
 
-void check_block(const AttentionBlock& block, const std::vector<Bits>& values) {
+bool is_value(const Bits& v) { return v.size() == kValueBits; }
+
+void check_block(const AttentionBlock& block) {
   const std::size_t positions = block.keys.size();
-  auto is_value = [](const Bits& v) { return v.size() == kValueBits; };
-  if (positions == 0 || block.count.size() != positions || values.size() != positions || block.query.empty() ||
-      !std::all_of(block.query.begin(), block.query.end(), is_value) || !std::all_of(values.begin(), values.end(), is_value) ||
+  if (positions == 0 || block.count.size() != positions || block.query.empty() ||
+      !std::all_of(block.query.begin(), block.query.end(), is_value) ||
       !std::all_of(block.keys.begin(), block.keys.end(), [&](const std::vector<Bits>& key) {
         return key.size() == block.query.size() && std::all_of(key.begin(), key.end(), is_value);
       }))
-    fail("circuit: an attention block takes a query and keys of 13-bit elements, a value and a count per position");
+    fail("circuit: an attention block takes a query and keys of 13-bit elements and a count per position");
 }
 
 }  // namespace
 
-Bits attention_element(Gates g, const AttentionBlock& block, const std::vector<Bits>& values, const Bits& anchor,
-                       const Bits& level, const Bits& running, std::span<const int> weights, const Enable& enable) {
-  check_block(block, values);
-  if (anchor.size() != kAnchorBits || level.size() != kLevelBits || running.size() != kValueBits)
-    fail("circuit: an attention element takes a 12-bit anchor, a 7-bit level and a 13-bit running sum");
-  if (weights.empty() || weights.size() > 128 || weights.back() == 0 || weights.front() >= 1 << 12 ||
-      !std::is_sorted(weights.rbegin(), weights.rend()) || weights.back() < 0)
+namespace {
+
+// Stages 1–4 of a pass that weighs the block's positions: per position, the bits of
+// weights[u_t + level] (0 past the table, and for a position beyond the count), u_t the distance in
+// eighths of a log2 unit below `anchor` (see attention_element).
+std::vector<Bits> position_weights(Gates& g, const AttentionBlock& block, const Bits& anchor, const Bits& level,
+                                   std::span<const int> weights, const Enable& enable) {
+  check_block(block);
+  if (anchor.size() != kAnchorBits || level.size() != kLevelBits)
+    fail("circuit: attention weights take a 12-bit anchor and a 7-bit level");
+  if (weights.empty() || weights.size() > 128 || weights.back() <= 0 || weights.front() >= 1 << 12 ||
+      !std::is_sorted(weights.rbegin(), weights.rend()))
     fail("circuit: attention weights fall from below 2^12 to their last non-zero one, at most 128 of them");
+  const int positions = static_cast<int>(block.keys.size()), head = static_cast<int>(block.query.size());
   // The weight at a distance of k eighths: weights[k], then 0.
   const int steps = static_cast<int>(weights.size()), segments = (steps + 7) / 8;
   const int weight_bits = std::bit_width(static_cast<unsigned>(weights.front()));
   auto weight_at = [&](int k) { return k < steps ? weights[k] : 0; };
-  const int positions = static_cast<int>(block.keys.size()), head = static_cast<int>(block.query.size());
   std::vector<Form> query;
   for (const Bits& q : block.query) query.push_back(value_of(q));
   // The anchor and the level as the distance's offset: 2^11·(anchor + level) + 2^10, plus 64 times
   // the clamp's offset.
   const Form offset = (value_of(anchor) + binary_value(level)) * kEighth + kEighth / 2 + 64 * kHighPartLimit;
 
-  std::vector<std::vector<SignalId>> p(positions);  // p_t's bits
+  std::vector<Bits> p(positions);
   for (int t = 0; t < positions; ++t) {
     Gates at = g.sub(indexed("position", t));
     // 1 when the position is the head's and the unit on (the count is one-hot, the enable at most 1).
@@ -97,13 +103,14 @@ Bits attention_element(Gates g, const AttentionBlock& block, const std::vector<B
       at.add_relu(octave[j], distance - (j + 1) * kOctave, -1);
     }
 
-    // Stage 4: p_t's bits, a step where the distance reaches each eighth (step 0 at 1: a live position).
+    // Stage 4: the weight's bits, a step where the distance reaches each eighth (step 0 at 1: a live
+    // position).
     for (int b = 0; b < weight_bits; ++b) p[t].push_back(at.signal(indexed("p", b)));
     for (int k = 0; k <= steps; ++k) {
       const int before = k == 0 ? 0 : weight_at(k - 1), after = weight_at(k);
       std::vector<Term> down;
       for (int b = 0; b < weight_bits; ++b) {
-        const int delta = static_cast<int>((after >> b) & 1) - static_cast<int>((before >> b) & 1);
+        const int delta = ((after >> b) & 1) - ((before >> b) & 1);
         if (delta != 0) down.push_back({p[t][b], static_cast<double>(delta)});
       }
       if (k == 0)
@@ -114,16 +121,27 @@ Bits attention_element(Gates g, const AttentionBlock& block, const std::vector<B
         at.add_step(down, F(octave[k / 8 - 1]), kOctave);
     }
   }
+  return p;
+}
+
+}  // namespace
+
+Bits attention_element(Gates g, const AttentionBlock& block, const std::vector<Bits>& values, const Bits& anchor,
+                       const Bits& level, const Bits& running, std::span<const int> weights, const Enable& enable) {
+  if (values.size() != block.keys.size() || !std::all_of(values.begin(), values.end(), is_value) || running.size() != kValueBits)
+    fail("circuit: an attention element takes a 13-bit value per position and a 13-bit running sum");
+  const std::vector<Bits> p = position_weights(g, block, anchor, level, weights, enable);
 
   // Stage 5 on: Σ_t p_t·v_t + 2^11·running + 2^10 in binary, then shifted and saturated.
-  constexpr int kWidth = 30;  // |Σ| < 32·2^10·2^12 + 2^23
+  constexpr int kWidth = 30;  // |Σ| < 32·2^11·2^12 + 2^23
   ColumnSum sum(kWidth);
-  for (int t = 0; t < positions; ++t) {
+  for (std::size_t t = 0; t < p.size(); ++t) {
     const Bits& v = values[t];
-    for (int j = 0; j < weight_bits; ++j) {
-      for (int b = 0; b + 1 < kValueBits; ++b) sum.add(j + b, {lit(p[t][j]), lit(v[b])});
-      sum.add(j + kValueBits - 1, {lit(p[t][j]), nlit(v[kValueBits - 1])});
-      sum.add_multiple(-(std::int64_t{1} << (j + kValueBits - 1)), {lit(p[t][j])});
+    for (std::size_t j = 0; j < p[t].size(); ++j) {
+      const int e = static_cast<int>(j);
+      for (int b = 0; b + 1 < kValueBits; ++b) sum.add(e + b, {lit(p[t][j]), lit(v[b])});
+      sum.add(e + kValueBits - 1, {lit(p[t][j]), nlit(v[kValueBits - 1])});
+      sum.add_multiple(-(std::int64_t{1} << (e + kValueBits - 1)), {lit(p[t][j])});
     }
   }
   std::vector<Literal> running_literals;
@@ -131,6 +149,27 @@ Bits attention_element(Gates g, const AttentionBlock& block, const std::vector<B
   sum.add_signed(running_literals, kRunningShift);
   sum.add(kRunningShift - 1, {});
   return shift_and_saturate(g, sum.sum(g.sub("sum"), enable), {{kRunningShift, g.all("on", enable.literals())}});
+}
+
+Bits attention_weight_sum(Gates g, const AttentionBlock& block, const Bits& anchor, const Bits& level,
+                          const Bits& sum_before, std::span<const int> weights, const Enable& enable) {
+  if (sum_before.size() != kValueBits) fail("circuit: an attention weights' sum is 13 bits");
+  const std::vector<Bits> p = position_weights(g, block, anchor, level, weights, enable);
+  // Stage 5: the sum (below 2^12 + 32·2^12) capped at 4095; 6–7: in binary.
+  constexpr int kLargest = (1 << (kValueBits - 1)) - 1;
+  // The sum before, with the unit on (stage 1).
+  const SignalId before = g.signal("before", 0, kLargest);
+  g.add_relu(before, enable.on(), 1, binary_value(Bits(sum_before.begin(), sum_before.end() - 1)));
+  Form total = F(before);
+  for (const Bits& bits : p) total += binary_value(bits);
+  const SignalId excess = g.signal("excess", 0, 1 << 18);
+  g.add_relu(excess, total - kLargest, 1);
+  // Its digits come in two stages; one more copies them, so that a single stage writes the result.
+  const Bits digits = to_binary(g, "digits", total - F(excess), kLargest);
+  Bits out;
+  for (std::size_t k = 0; k < digits.size(); ++k)
+    out.push_back(g.all(indexed("sum", static_cast<int>(k)), enable.with({lit(digits[k])})));
+  return out;
 }
 
 }  // namespace rvformer::circuit

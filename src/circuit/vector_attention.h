@@ -35,4 +35,11 @@ struct AttentionBlock {
 Bits attention_element(Gates g, const AttentionBlock& block, const std::vector<Bits>& values, const Bits& anchor,
                        const Bits& level, const Bits& running, std::span<const int> weights, const Enable& enable);
 
+// The weights' sum after this block: min(4095, sum_before + Σ_t p_t), p_t as for attention_element,
+// as 12 bits (the sum is never negative; sum_before is 13 bits). Eight stages: attention_element's
+// first four, the cap (a neuron), the sum in binary in two, and a copy of its bits so that one stage
+// writes them all.
+Bits attention_weight_sum(Gates g, const AttentionBlock& block, const Bits& anchor, const Bits& level,
+                          const Bits& sum_before, std::span<const int> weights, const Enable& enable);
+
 }  // namespace rvformer::circuit

@@ -46,8 +46,25 @@ TEST(VectorAttention, ElementPassGivesTheRunningSumInTwelveStages) {
   extreme.k[3].assign(8, 4095);
   heads.push_back(extreme);
   heads.push_back(staircase_head(r, 300));  // distances 0..100 eighths, on, below and above each step
-  AttentionElementMachine m(element_passes(heads), 8);
+  AttentionPassMachine m(AttentionPassMachine::Kind::kElement, element_passes(heads), 8);
   EXPECT_EQ(stages(m.c, m.results()[0]), 12);
+  expect_every_case(m);
+}
+
+// Sum passes of heads whose weights spread (the cap at 4095 reached when level and anchor leave
+// many weights near 2^10) or concentrate, in eight stages.
+TEST(VectorAttention, SumPassGivesTheWeightsSumInEightStages) {
+  RandomOperands r(44);
+  std::vector<AttentionHead> heads;
+  for (int n = 0; n < 8; ++n) heads.push_back(random_head(r, r.pick(1, 512), 8, n < 4 ? 6 : 12));
+  heads.push_back(staircase_head(r, 300));
+  std::vector<AttentionPass> passes = sum_passes(heads);
+  for (AttentionPass p : sum_passes({random_head(r, 64, 8, 2)})) {  // equal-ish scores: a sum near the cap
+    p.level = 0;
+    passes.push_back(p);
+  }
+  AttentionPassMachine m(AttentionPassMachine::Kind::kSum, passes, 8);
+  EXPECT_EQ(stages(m.c, m.results()[0]), 8);
   expect_every_case(m);
 }
 

@@ -166,16 +166,16 @@ inline AttentionHead staircase_head(RandomOperands& r, int positions) {
   return h;
 }
 
-// An element pass's operands: the block's query, keys, element i's values, the count, the anchor,
-// the level and the running sum before it; the expected running sum after it.
-struct ElementPass {
+// One pass's operands: the head, its block's first position, the output element (of an element
+// pass), the anchor and the level, and the token before it (the running sum, or the weights' sum).
+struct AttentionPass {
   AttentionHead head;
-  int first = 0, i = 0, anchor = 0, level = 0, running = 0;
+  int first = 0, i = 0, anchor = 0, level = 0, before = 0;
 };
 
 // Every element pass of the heads (their blocks, elements and tokens as the passes leave them).
-inline std::vector<ElementPass> element_passes(const std::vector<AttentionHead>& heads) {
-  std::vector<ElementPass> passes;
+inline std::vector<AttentionPass> element_passes(const std::vector<AttentionHead>& heads) {
+  std::vector<AttentionPass> passes;
   for (const AttentionHead& h : heads) {
     const AttentionTokens tokens = head_tokens(h);
     for (int i = 0; i < static_cast<int>(h.q.size()); ++i) {
@@ -189,35 +189,67 @@ inline std::vector<ElementPass> element_passes(const std::vector<AttentionHead>&
   return passes;
 }
 
-// Operands, in order: the query's elements, each position's key elements, each position's value,
-// the count (one-hot 1..32), the anchor (12 bits), the level (7 bits) and the running sum.
-struct AttentionElementMachine : VectorMachine {
-  AttentionElementMachine(const std::vector<ElementPass>& passes, int head_size) {
+// Every sum pass of the heads.
+inline std::vector<AttentionPass> sum_passes(const std::vector<AttentionHead>& heads) {
+  std::vector<AttentionPass> passes;
+  for (const AttentionHead& h : heads) {
+    const AttentionTokens tokens = head_tokens(h);
+    int sum = 0;
+    for (int first = 0; first < static_cast<int>(h.k.size()); first += kAttentionBlock) {
+      passes.push_back({h, first, 0, tokens.anchor, tokens.level, sum});
+      sum = sum_pass(h, first, tokens.anchor, tokens.level, sum);
+    }
+  }
+  return passes;
+}
+
+// A machine running one attention pass over blocks of 32 positions of a head of `head_size`. Its
+// operands, in order: the query's elements, each position's key elements, the count (one-hot
+// 1..32), each position's value (element passes), the anchor (12 bits), the level (7 bits) and the
+// token before (13 bits).
+class AttentionPassMachine : public VectorMachine {
+ public:
+  enum class Kind { kElement, kSum };
+
+  AttentionPassMachine(Kind kind, const std::vector<AttentionPass>& passes, int head_size) {
     AttentionBlock block;
     for (int i = 0; i < head_size; ++i) block.query.push_back(operand("q" + std::to_string(i), 13));
     for (int t = 0; t < kAttentionBlock; ++t) {
       block.keys.emplace_back();
       for (int i = 0; i < head_size; ++i) block.keys.back().push_back(operand("k" + std::to_string(t) + "_" + std::to_string(i), 13));
     }
-    std::vector<Bits> values;
-    for (int t = 0; t < kAttentionBlock; ++t) values.push_back(operand("v" + std::to_string(t), 13));
     block.count = one_hot_operand("count_is", 1, kAttentionBlock);
-    const Bits anchor = operand("anchor", 12), level = operand("level", 7), running = operand("running", 13);
+    std::vector<Bits> values;
+    if (kind == Kind::kElement)
+      for (int t = 0; t < kAttentionBlock; ++t) values.push_back(operand("v" + std::to_string(t), 13));
+    const Bits anchor = operand("anchor", 12), level = operand("level", 7), before = operand("before", 13);
     const std::vector<int> weights = attention_weights();
     std::vector<VectorCase> cases;
-    for (const ElementPass& p : passes) {
-      const AttentionHead& h = p.head;
-      const int end = block_end(h, p.first);
-      VectorCase c;
-      c.operands.insert(c.operands.end(), h.q.begin(), h.q.end());
-      for (int t = 0; t < kAttentionBlock; ++t)
-        for (int i = 0; i < head_size; ++i) c.operands.push_back(p.first + t < end ? h.k[p.first + t][i] : 0);
-      for (int t = 0; t < kAttentionBlock; ++t) c.operands.push_back(p.first + t < end ? h.v[p.first + t][p.i] : 0);
-      c.operands.insert(c.operands.end(), {end - p.first, p.anchor, p.level, p.running});
-      c.results = {element_pass(h, p.first, p.i, p.anchor, p.level, p.running)};
-      cases.push_back(c);
+    for (const AttentionPass& p : passes) cases.push_back(case_of(kind, p, head_size));
+    if (kind == Kind::kElement) {
+      finish({attention_element(unit(), block, values, anchor, level, before, weights, enable())}, std::move(cases));
+    } else {
+      Bits sum = attention_weight_sum(unit(), block, anchor, level, before, weights, enable());
+      sum.push_back(c.add_input("unused_top_bit"));  // the sum is below 2^12
+      finish({sum}, std::move(cases));
     }
-    finish({attention_element(unit(), block, values, anchor, level, running, weights, enable())}, std::move(cases));
+  }
+
+ private:
+  static VectorCase case_of(Kind kind, const AttentionPass& p, int head_size) {
+    const AttentionHead& h = p.head;
+    const int end = block_end(h, p.first);
+    VectorCase c;
+    c.operands.insert(c.operands.end(), h.q.begin(), h.q.end());
+    for (int t = 0; t < kAttentionBlock; ++t)
+      for (int i = 0; i < head_size; ++i) c.operands.push_back(p.first + t < end ? h.k[p.first + t][i] : 0);
+    c.operands.push_back(end - p.first);
+    if (kind == Kind::kElement)
+      for (int t = 0; t < kAttentionBlock; ++t) c.operands.push_back(p.first + t < end ? h.v[p.first + t][p.i] : 0);
+    c.operands.insert(c.operands.end(), {p.anchor, p.level, p.before});
+    c.results = {kind == Kind::kElement ? element_pass(h, p.first, p.i, p.anchor, p.level, p.before)
+                                        : sum_pass(h, p.first, p.anchor, p.level, p.before)};
+    return c;
   }
 };
 

@@ -178,13 +178,16 @@ TEST(ArithWeights, CompiledArgmaxPassesMatchTheEvaluatorBitForBit) {
   expect_compiled_cases_match(FirstIndexMachine(passes.indices, 32, 4), "first_index_model");
 }
 
-TEST(ArithWeights, CompiledAttentionElementPassMatchesTheEvaluatorBitForBit) {
+TEST(ArithWeights, CompiledAttentionPassesMatchTheEvaluatorBitForBit) {
   RandomOperands r(44);
   const std::vector<AttentionHead> heads = {random_head(r, 40, 8, 12), staircase_head(r, 60)};
-  std::vector<ElementPass> sample;
-  const std::vector<ElementPass> passes = element_passes(heads);
+  std::vector<AttentionPass> sample;
+  const std::vector<AttentionPass> passes = element_passes(heads);
   for (std::size_t i = 0; i < passes.size(); i += 3) sample.push_back(passes[i]);
-  expect_compiled_cases_match(AttentionElementMachine(sample, 8), "attention_element_model");
+  expect_compiled_cases_match(AttentionPassMachine(AttentionPassMachine::Kind::kElement, sample, 8),
+                              "attention_element_model");
+  expect_compiled_cases_match(AttentionPassMachine(AttentionPassMachine::Kind::kSum, sum_passes(heads), 8),
+                              "attention_sum_model");
 }
 
 TEST(ArithWeights, CompiledRopeMatchesTheEvaluatorBitForBit) {
