@@ -23,7 +23,7 @@ using circuit::Bits;
 
 Bits inputs(circuit::Circuit& c, const std::string& name, int count) {
   Bits bits;
-  for (int i = 0; i < count; ++i) bits.push_back(c.add_input(name + "[" + std::to_string(i) + "]"));
+  for (int i = 0; i < count; ++i) bits.push_back(c.add_input(circuit::indexed(name, i)));
   return bits;
 }
 
@@ -55,8 +55,8 @@ int main(int argc, char** argv) {
     report(fmt::format("vu.matvec16 element, {} columns of 13-bit activations", n), [n](auto& c, auto& g, auto enable) {
       circuit::RowOperands row;
       for (int j = 0; j < n; ++j) {
-        row.weights.push_back(inputs(c, "w" + std::to_string(j), 8));
-        row.activations.push_back(inputs(c, "x" + std::to_string(j), 13));
+        row.weights.push_back(inputs(c, circuit::indexed("w", j), 8));
+        row.activations.push_back(inputs(c, circuit::indexed("x", j), 13));
       }
       row.multiplier = inputs(c, "m", 8);
       row.shift = inputs(c, "shift_is", 62);
@@ -79,14 +79,14 @@ int main(int argc, char** argv) {
   });
   report("vu.rmsnorm scale, 64 elements of 13 bits", [](auto& c, auto& g, auto enable) {
     circuit::NormScaleOperands x;
-    for (int i = 0; i < 64; ++i) x.elements.push_back(inputs(c, "x" + std::to_string(i), 13));
+    for (int i = 0; i < 64; ++i) x.elements.push_back(inputs(c, circuit::indexed("x", i), 13));
     x.log2_length = inputs(c, "log2_length_is", 10);
     x.epsilon = inputs(c, "epsilon", 32);
     return std::vector<Bits>{circuit::rmsnorm_scale(g, x, enable)};
   });
   const auto argmax_line = [](auto& c) {
     circuit::ArgmaxLine line;
-    for (int a = 0; a < 32; ++a) line.values.push_back(inputs(c, "x" + std::to_string(a), 13));
+    for (int a = 0; a < 32; ++a) line.values.push_back(inputs(c, circuit::indexed("x", a), 13));
     line.count = inputs(c, "count_is", 32);
     return line;
   };
@@ -104,11 +104,11 @@ int main(int argc, char** argv) {
   };
   const auto attention_operands = [](auto& c) {
     AttentionOperands a;
-    for (int i = 0; i < 8; ++i) a.block.query.push_back(inputs(c, "q" + std::to_string(i), 13));
+    for (int i = 0; i < 8; ++i) a.block.query.push_back(inputs(c, circuit::indexed("q", i), 13));
     for (int t = 0; t < 32; ++t) {
       a.block.keys.emplace_back();
-      for (int i = 0; i < 8; ++i) a.block.keys.back().push_back(inputs(c, "k" + std::to_string(t) + "_" + std::to_string(i), 13));
-      a.values.push_back(inputs(c, "v" + std::to_string(t), 13));
+      for (int i = 0; i < 8; ++i) a.block.keys.back().push_back(inputs(c, circuit::indexed(circuit::indexed("k", t), i), 13));
+      a.values.push_back(inputs(c, circuit::indexed("v", t), 13));
     }
     a.block.count = inputs(c, "count_is", 32);
     for (int k = 0; story_pow2_eighths(80 - k) > 0; ++k) a.weights.push_back(static_cast<int>(story_pow2_eighths(80 - k)));

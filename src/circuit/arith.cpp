@@ -25,7 +25,6 @@ Form value_of(const Forms& bits, bool signed_top = false) {
   return v;
 }
 
-std::string indexed(const std::string& name, int i) { return name + "[" + std::to_string(i) + "]"; }
 
 // A power of two above every partial sum of a narrow sum whose carries stay ≤ max_carry.
 double sum_bound(int width, int max_carry) {

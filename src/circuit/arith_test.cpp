@@ -39,7 +39,7 @@ class Harness {
   Harness(std::vector<Case> cases, int variants) : cases_(std::move(cases)) {
     for (int i = 0; i < 32; ++i) a_.push_back(c_.add_input(std::string("a") + std::to_string(i)));
     for (int i = 0; i < 32; ++i) b_.push_back(c_.add_input(std::string("b") + std::to_string(i)));
-    for (int v = 0; v < variants; ++v) variant_.push_back(c_.add_input("variant" + std::to_string(v)));
+    for (int v = 0; v < variants; ++v) variant_.push_back(c_.add_input(indexed("variant", v)));
     enable_ = c_.add_input("enable");
     Gates probe(c_, "probe");
     SignalId always = probe.relu("always", Form(1.0), 1);

@@ -31,6 +31,8 @@ Form sum_of(const std::vector<SignalId>& signals) {
   return f;
 }
 
+std::string indexed(const std::string& name, int i) { return name + "[" + std::to_string(i) + "]"; }
+
 std::vector<Literal> match_bits(const Bits& bits, int low, int width, std::uint32_t value) {
   std::vector<Literal> literals;
   for (int i = 0; i < width; ++i) literals.push_back((value >> i) & 1 ? lit(bits[low + i]) : nlit(bits[low + i]));

@@ -50,6 +50,8 @@ Form binary_value(const std::vector<SignalId>& bits);
 inline Literal operator~(Literal l) { return {l.signal, !l.negated}; }
 inline Literal lit(SignalId s) { return {s, false}; }
 inline Literal nlit(SignalId s) { return {s, true}; }
+// "name[i]": the name of the i-th signal of a family.
+std::string indexed(const std::string& name, int i);
 // Literals requiring bits [low, low + width) of `bits` to spell `value`.
 std::vector<Literal> match_bits(const Bits& bits, int low, int width, std::uint32_t value);
 std::vector<Literal> join(std::vector<Literal> a, const std::vector<Literal>& b);

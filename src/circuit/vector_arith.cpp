@@ -13,7 +13,6 @@
 namespace rvformer::circuit {
 namespace {
 
-std::string indexed(const std::string& name, int i) { return name + "[" + std::to_string(i) + "]"; }
 
 constexpr int kWeightBits = 8;
 constexpr int kOutBits = 13;

@@ -67,7 +67,7 @@ class VectorMachine {
     for (std::size_t r = 0; r < results_.size(); ++r)
       for (auto [low, count] : {std::pair{0, 4}, {4, 4}, {8, 5}}) {
         const Bits group(results_[r].begin() + low, results_[r].begin() + low + count);
-        group_is_.push_back(decode_one_hot(g, "r" + std::to_string(r) + "." + std::to_string(low), group));
+        group_is_.push_back(decode_one_hot(g, indexed(indexed("r", static_cast<int>(r)), low), group));
         for (SignalId s : group_is_.back()) c.mark_output(s);
       }
     std::map<std::vector<int>, std::uint32_t> index;
@@ -257,8 +257,8 @@ struct RowProductMachine : VectorMachine {
   RowProductMachine(const std::vector<RowCase>& rows, int x_bits) {
     RowOperands row;
     for (std::size_t j = 0; j < rows.front().w.size(); ++j) {
-      row.weights.push_back(operand("w" + std::to_string(j), 8));
-      row.activations.push_back(operand("x" + std::to_string(j), x_bits));
+      row.weights.push_back(operand(indexed("w", static_cast<int>(j)), 8));
+      row.activations.push_back(operand(indexed("x", static_cast<int>(j)), x_bits));
     }
     row.multiplier = operand("m", 8);
     row.shift = one_hot_operand("shift_is", 1, kRowShifts);
@@ -371,7 +371,7 @@ struct NormScaleCase {
 struct NormScaleMachine : VectorMachine {
   NormScaleMachine(const std::vector<NormScaleCase>& vectors, int elements, int bits) {
     NormScaleOperands x;
-    for (int i = 0; i < elements; ++i) x.elements.push_back(operand("x" + std::to_string(i), bits));
+    for (int i = 0; i < elements; ++i) x.elements.push_back(operand(indexed("x", i), bits));
     x.log2_length = one_hot_operand("log2_length_is", 0, kNormLog2Lengths);
     x.epsilon = operand("epsilon", 32);
     Bits token = rmsnorm_scale(unit(), x, enable());
@@ -457,7 +457,7 @@ inline int as_signed13(int token) { return token >= kFoundFlag ? token - 2 * kFo
 struct RunningMaximumMachine : VectorMachine {
   RunningMaximumMachine(const std::vector<ArgmaxPass>& passes, int L) {
     ArgmaxLine line;
-    for (int a = 0; a < L; ++a) line.values.push_back(operand("x" + std::to_string(a), 13));
+    for (int a = 0; a < L; ++a) line.values.push_back(operand(indexed("x", a), 13));
     line.count = one_hot_operand("count_is", 1, L);
     const Bits previous = operand("previous", 13);
     std::vector<VectorCase> cases;
@@ -475,7 +475,7 @@ struct RunningMaximumMachine : VectorMachine {
 struct FirstIndexMachine : VectorMachine {
   FirstIndexMachine(const std::vector<ArgmaxPass>& passes, int L, int number_bits) {
     ArgmaxLine line;
-    for (int a = 0; a < L; ++a) line.values.push_back(operand("x" + std::to_string(a), 13));
+    for (int a = 0; a < L; ++a) line.values.push_back(operand(indexed("x", a), 13));
     line.count = one_hot_operand("count_is", 1, L);
     const Bits maximum = operand("maximum", 13), before = operand("before", 13);
     const Bits number = operand("number", number_bits);

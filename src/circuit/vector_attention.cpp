@@ -19,8 +19,6 @@ constexpr double kEighth = 1 << 11;             // an eighth of a log2 unit, in 
 constexpr double kOctave = 8 * kEighth;         // a segment of the distance
 constexpr int kRunningShift = 11;
 
-std::string indexed(const std::string& name, int t) { return name + "[" + std::to_string(t) + "]"; }
-std::string indexed(const std::string& name, int t, int j) { return indexed(indexed(name, t), j); }
 
 // A value in two's complement from its bits.
 Form value_of(const Bits& x) {

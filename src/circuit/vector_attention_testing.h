@@ -213,15 +213,15 @@ class AttentionPassMachine : public VectorMachine {
 
   AttentionPassMachine(Kind kind, const std::vector<AttentionPass>& passes, int head_size) {
     AttentionBlock block;
-    for (int i = 0; i < head_size; ++i) block.query.push_back(operand("q" + std::to_string(i), 13));
+    for (int i = 0; i < head_size; ++i) block.query.push_back(operand(indexed("q", i), 13));
     for (int t = 0; t < kAttentionBlock; ++t) {
       block.keys.emplace_back();
-      for (int i = 0; i < head_size; ++i) block.keys.back().push_back(operand("k" + std::to_string(t) + "_" + std::to_string(i), 13));
+      for (int i = 0; i < head_size; ++i) block.keys.back().push_back(operand(indexed(indexed("k", t), i), 13));
     }
     block.count = one_hot_operand("count_is", 1, kAttentionBlock);
     std::vector<Bits> values;
     if (kind == Kind::kElement)
-      for (int t = 0; t < kAttentionBlock; ++t) values.push_back(operand("v" + std::to_string(t), 13));
+      for (int t = 0; t < kAttentionBlock; ++t) values.push_back(operand(indexed("v", t), 13));
     const Bits anchor = operand("anchor", 12), level = operand("level", 7), before = operand("before", 13);
     const std::vector<int> weights = attention_weights();
     std::vector<VectorCase> cases;

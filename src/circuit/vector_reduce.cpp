@@ -21,7 +21,6 @@ constexpr int kCapBit = 2 * kPairs;     // ss ≥ 2^30 reads as 2^30
 constexpr int kEntryBias = 64;          // the entry is the bucket less 64
 constexpr int kEntryAtCap = 255 - kEntryBias;
 
-std::string indexed(const std::string& name, int i) { return name + "[" + std::to_string(i) + "]"; }
 
 // x² for x in two's complement, its top bit t weighing −2^(n−1): the squares and doubled products
 // of the low bits, 2^(2n−2)·t, and −2^n·t·x_b as 2^(b+n)·(t∧¬x_b) − 2^(b+n)·t.
@@ -144,7 +143,7 @@ Bits running_maximum(Gates g, const ArgmaxLine& line, const Bits& previous, cons
   std::vector<Form> wins(n);
   for (int i = 0; i < n; ++i)
     for (int j = i + 1; j < n; ++j) {
-      const SignalId ge = g.at_least("ge[" + std::to_string(i) + "," + std::to_string(j) + "]",
+      const SignalId ge = g.at_least(indexed(indexed("ge", i), j),
                                      value[i] - value[j] + (invalid[j] - invalid[i]) * kLoses - off * (4 * kLoses), 0);
       wins[i] += F(ge);
       wins[j] += Form(1.0) - F(ge);
@@ -152,7 +151,7 @@ Bits running_maximum(Gates g, const ArgmaxLine& line, const Bits& previous, cons
 
   // Stage 2: the candidate that beats all n − 1 others spells the result.
   Bits out;
-  for (int k = 0; k < kValueBits; ++k) out.push_back(g.signal("max[" + std::to_string(k) + "]"));
+  for (int k = 0; k < kValueBits; ++k) out.push_back(g.signal(indexed("max", k)));
   for (int i = 0; i < n; ++i) {
     const Bits& bits = i == 0 ? previous : line.values[i - 1];
     for (int k = 0; k < kValueBits; ++k)
@@ -171,14 +170,14 @@ Bits first_index_of(Gates g, const ArgmaxLine& line, const Bits& maximum, const 
     fail("circuit: a first index takes a 13-bit maximum and token, and a line number that fits 12 bits of index");
   const SignalId found_before = found_so_far[kIndexBits];
   Bits out;
-  for (int k = 0; k < kValueBits; ++k) out.push_back(g.signal("index[" + std::to_string(k) + "]"));
+  for (int k = 0; k < kValueBits; ++k) out.push_back(g.signal(indexed("index", k)));
   for (int k = 0; k < kValueBits; ++k) g.add_all(out[k], enable.with({lit(found_before), lit(found_so_far[k])}));
 
   // Stage 1: [x_a = maximum] for the valid elements, while the unit is on.
   constexpr double kExcluded = 1 << (kValueBits + 1);
   std::vector<SignalId> match;
   for (int a = 0; a < n; ++a)
-    match.push_back(g.equals("match[" + std::to_string(a) + "]",
+    match.push_back(g.equals(indexed("match", a),
                              value_of(line.values[a]) - value_of(maximum) -
                                  (Form(1.0) - valid(line, a) + enable.off()) * kExcluded,
                              0));

@@ -75,7 +75,7 @@ struct MultiplierMachine {
       a.push_back(c.add_input("a" + bit));
       b.push_back(c.add_input("b" + bit));
     }
-    for (int v = 0; v < 4; ++v) variant.push_back(c.add_input("variant" + std::to_string(v)));
+    for (int v = 0; v < 4; ++v) variant.push_back(c.add_input(indexed("variant", v)));
     enable = c.add_input("enable");
     Gates g(c, "mul");
     auto signed_when = [&](int v) { return Enable({lit(enable), lit(variant[v])}); };

@@ -34,6 +34,7 @@ using circuit::Form;
 using circuit::Forms;
 using circuit::forms_of;
 using circuit::Gates;
+using circuit::indexed;
 using circuit::join;
 using circuit::Literal;
 using circuit::lit;
