@@ -54,6 +54,17 @@ Form binary_value(const std::vector<SignalId>& bits) {
   return f;
 }
 
+Form signed_value(const std::vector<SignalId>& bits) {
+  const std::vector<SignalId> low(bits.begin(), bits.end() - 1);
+  return binary_value(low) - F(bits.back()) * std::ldexp(1.0, static_cast<int>(low.size()));
+}
+
+Form one_hot_at_least(const std::vector<SignalId>& one_hot, std::size_t k) {
+  Form sum;
+  for (std::size_t j = k; j < one_hot.size(); ++j) sum += F(one_hot[j]);
+  return sum;
+}
+
 namespace {
 Form literal_sum(const std::vector<Literal>& literals) {
   Form f;

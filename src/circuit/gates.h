@@ -46,6 +46,10 @@ using Bits = std::vector<SignalId>;
 Form sum_of(const std::vector<SignalId>& signals);
 // Σ 2^i · bits[i]: the unsigned integer spelled by little-endian bits.
 Form binary_value(const std::vector<SignalId>& bits);
+// The same bits read in two's complement: the top bit weighs −2^(n−1).
+Form signed_value(const std::vector<SignalId>& bits);
+// Σ one_hot[j] for j ≥ k: 1 when the value a one-hot spells is at least k (value j at one_hot[j]).
+Form one_hot_at_least(const std::vector<SignalId>& one_hot, std::size_t k);
 
 inline Literal operator~(Literal l) { return {l.signal, !l.negated}; }
 inline Literal lit(SignalId s) { return {s, false}; }

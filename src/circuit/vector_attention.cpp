@@ -19,15 +19,6 @@ constexpr double kEighth = 1 << 11;             // an eighth of a log2 unit, in 
 constexpr double kOctave = 8 * kEighth;         // a segment of the distance
 constexpr int kRunningShift = 11;
 
-
-// A value in two's complement from its bits.
-Form value_of(const Bits& x) {
-  const int top = static_cast<int>(x.size()) - 1;
-  Form v;
-  for (int b = 0; b < top; ++b) v += F(x[b]) * std::ldexp(1.0, b);
-  return v - F(x[top]) * std::ldexp(1.0, top);
-}
-
 bool is_value(const Bits& v) { return v.size() == kValueBits; }
 
 void check_block(const AttentionBlock& block) {
@@ -61,18 +52,16 @@ std::vector<Bits> position_weights(Gates& g, const AttentionBlock& block, const 
   const int weight_bits = std::bit_width(static_cast<unsigned>(weights.front()));
   auto weight_at = [&](int k) { return k < steps ? weights[k] : 0; };
   std::vector<Form> query;
-  for (const Bits& q : block.query) query.push_back(value_of(q));
+  for (const Bits& q : block.query) query.push_back(signed_value(q));
   // The anchor and the level as the distance's offset: 2^11·(anchor + level) + 2^10, plus 64 times
   // the clamp's offset.
-  const Form offset = (value_of(anchor) + binary_value(level)) * kEighth + kEighth / 2 + 64 * kHighPartLimit;
+  const Form offset = (signed_value(anchor) + binary_value(level)) * kEighth + kEighth / 2 + 64 * kHighPartLimit;
 
   std::vector<Bits> p(positions);
   for (int t = 0; t < positions; ++t) {
     Gates at = g.sub(indexed("position", t));
     // 1 when the position is the head's and the unit on (the count is one-hot, the enable at most 1).
-    Form valid;
-    for (int c = t; c < positions; ++c) valid += F(block.count[c]);
-    const Form live = enable.on() + valid - 1.0;
+    const Form live = enable.on() + one_hot_at_least(block.count, static_cast<std::size_t>(t)) - 1.0;
 
     // Stage 1: the score's parts, and the offset for a live position.
     const SignalId high = at.signal("high", -(1 << 21), 1 << 21), low = at.signal("low", -(1 << 21), 1 << 21);

@@ -104,24 +104,11 @@ namespace {
 constexpr int kValueBits = 13;
 constexpr int kIndexBits = 12;  // the first-index token: bits 0–11 the index, bit 12 the flag
 
-Form value_of(const Bits& x) {
-  Form v;
-  for (int b = 0; b + 1 < kValueBits; ++b) v += F(x[b]) * std::ldexp(1.0, b);
-  return v - F(x[kValueBits - 1]) * std::ldexp(1.0, kValueBits - 1);
-}
-
 void check_line(const ArgmaxLine& line) {
   const std::size_t n = line.values.size();
   if (n == 0 || (n & (n - 1)) != 0 || line.count.size() != n ||
       std::any_of(line.values.begin(), line.values.end(), [](const Bits& v) { return v.size() != kValueBits; }))
     fail("circuit: an argmax line takes a power of two of 13-bit elements and a one-hot count as long");
-}
-
-// 1 when element a of the line is one of the vector's: the count is above a.
-Form valid(const ArgmaxLine& line, std::size_t a) {
-  Form v;
-  for (std::size_t c = a; c < line.count.size(); ++c) v += F(line.count[c]);
-  return v;
 }
 
 }  // namespace
@@ -131,10 +118,10 @@ Bits running_maximum(Gates g, const ArgmaxLine& line, const Bits& previous, cons
   if (previous.size() != kValueBits) fail("circuit: a running maximum is 13 bits");
   // Candidate 0 is the running maximum, always valid; candidate a + 1 is element a.
   const int n = static_cast<int>(line.values.size()) + 1;
-  std::vector<Form> value{value_of(previous)}, invalid{Form()};
+  std::vector<Form> value{signed_value(previous)}, invalid{Form()};
   for (int a = 0; a + 1 < n; ++a) {
-    value.push_back(value_of(line.values[a]));
-    invalid.push_back(Form(1.0) - valid(line, a));
+    value.push_back(signed_value(line.values[a]));
+    invalid.push_back(Form(1.0) - one_hot_at_least(line.count, a));
   }
   const Form off = enable.off();
   constexpr double kLoses = 1 << (kValueBits + 1);  // beyond any difference of two values
@@ -178,8 +165,8 @@ Bits first_index_of(Gates g, const ArgmaxLine& line, const Bits& maximum, const 
   std::vector<SignalId> match;
   for (int a = 0; a < n; ++a)
     match.push_back(g.equals(indexed("match", a),
-                             value_of(line.values[a]) - value_of(maximum) -
-                                 (Form(1.0) - valid(line, a) + enable.off()) * kExcluded,
+                             signed_value(line.values[a]) - signed_value(maximum) -
+                                 (Form(1.0) - one_hot_at_least(line.count, a) + enable.off()) * kExcluded,
                              0));
 
   // Stage 2: the first match, unless the token was found before.
