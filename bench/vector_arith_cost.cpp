@@ -124,6 +124,23 @@ int main(int argc, char** argv) {
     return std::vector<Bits>{circuit::attention_weight_sum(g, a.block, inputs(c, "anchor", 12), inputs(c, "level", 7),
                                                            inputs(c, "before", 13), a.weights, enable)};
   });
+  report("vu.attend, an anchor pass over a block of 32 positions of a head of 8", [&](auto& c, auto& g, auto enable) {
+    const AttentionOperands a = attention_operands(c);
+    return std::vector<Bits>{circuit::attention_anchor(g, a.block, inputs(c, "anchor", 12), enable)};
+  });
+  report("vu.attend, a mass pass over a block of 32 positions of a head of 8", [&](auto& c, auto& g, auto enable) {
+    const AttentionOperands a = attention_operands(c);
+    std::vector<int> weights;
+    for (int k = 0; story_pow2_eighths(56 - k) > 0; ++k) weights.push_back(static_cast<int>(story_pow2_eighths(56 - k)));
+    std::vector<std::int64_t> back;
+    for (int m = 0; m < 128; ++m) back.push_back(story_pow2_eighths(56 + m));
+    return std::vector<Bits>{circuit::attention_mass(g, a.block, inputs(c, "anchor", 12), inputs(c, "level", 7),
+                                                     inputs(c, "first_block", 1)[0], weights, back, enable)};
+  });
+  report("vu.attend, an output pass", [](auto& c, auto& g, auto enable) {
+    const std::vector<int> reciprocals(std::begin(STORY_RECIP), std::end(STORY_RECIP));
+    return std::vector<Bits>{circuit::attention_output(g, inputs(c, "running", 13), inputs(c, "sum", 13), reciprocals, enable)};
+  });
   report("vu.rope pair", [](auto& c, auto& g, auto enable) {
     const circuit::RopeOperands x{inputs(c, "a", 16), inputs(c, "b", 16), inputs(c, "cos", 16), inputs(c, "sin", 16)};
     const std::array<Bits, 2> pair = circuit::rope_pair(g, x, enable);

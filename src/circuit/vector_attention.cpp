@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <functional>
 #include <string>
 
+#include "circuit/vector_elementwise.h"
 #include "support/error.h"
 
 namespace rvformer::circuit {
@@ -13,57 +15,45 @@ namespace {
 
 constexpr int kValueBits = 13;
 constexpr int kAnchorBits = 12, kLevelBits = 7;
+constexpr int kMaxHeadSize = 8;                 // scores within ±2^22: an anchor of 12 bits
 constexpr int kLowKeyBits = 6;                  // a key's bits 0..5 make the score's low part
 constexpr double kHighPartLimit = 1 << 14;      // the high part's clamp
 constexpr double kEighth = 1 << 11;             // an eighth of a log2 unit, in Q14 scores
-constexpr double kOctave = 8 * kEighth;         // a segment of the distance
 constexpr int kRunningShift = 11;
+constexpr int kStairsPerSegment = 8;            // a staircase's steps between two clamps
 
 bool is_value(const Bits& v) { return v.size() == kValueBits; }
 
 void check_block(const AttentionBlock& block) {
   const std::size_t positions = block.keys.size();
-  if (positions == 0 || block.count.size() != positions || block.query.empty() ||
+  if (positions == 0 || block.count.size() != positions || block.query.empty() || block.query.size() > kMaxHeadSize ||
       !std::all_of(block.query.begin(), block.query.end(), is_value) ||
       !std::all_of(block.keys.begin(), block.keys.end(), [&](const std::vector<Bits>& key) {
         return key.size() == block.query.size() && std::all_of(key.begin(), key.end(), is_value);
       }))
-    fail("circuit: an attention block takes a query and keys of 13-bit elements and a count per position");
+    fail("circuit: an attention block takes a query of at most {} and keys of 13-bit elements, and a count per position",
+         kMaxHeadSize);
 }
 
-}  // namespace
+// A position's score after stages 1–2: `lifted` is s_t + 2^20 + lift for a live position (64·(the
+// clamped high part + 2^14) + the low part, both neuron sums, and the lift a multiple of 2^6) and 0
+// for one that is not; `live` is 1 when the position is the head's and the unit on.
+struct PositionScore {
+  Form lifted, live;
+};
+constexpr double kClampLift = 64 * kHighPartLimit;
 
-namespace {
-
-// Stages 1–4 of a pass that weighs the block's positions: per position, the bits of
-// weights[u_t + level] (0 past the table, and for a position beyond the count), u_t the distance in
-// eighths of a log2 unit below `anchor` (see attention_element).
-std::vector<Bits> position_weights(Gates& g, const AttentionBlock& block, const Bits& anchor, const Bits& level,
-                                   std::span<const int> weights, const Enable& enable) {
+std::vector<PositionScore> block_scores(Gates& g, const AttentionBlock& block, double lift, const Enable& enable) {
   check_block(block);
-  if (anchor.size() != kAnchorBits || level.size() != kLevelBits)
-    fail("circuit: attention weights take a 12-bit anchor and a 7-bit level");
-  if (weights.empty() || weights.size() > 128 || weights.back() <= 0 || weights.front() >= 1 << 12 ||
-      !std::is_sorted(weights.rbegin(), weights.rend()))
-    fail("circuit: attention weights fall from below 2^12 to their last non-zero one, at most 128 of them");
   const int positions = static_cast<int>(block.keys.size()), head = static_cast<int>(block.query.size());
-  // The weight at a distance of k eighths: weights[k], then 0.
-  const int steps = static_cast<int>(weights.size()), segments = (steps + 7) / 8;
-  const int weight_bits = std::bit_width(static_cast<unsigned>(weights.front()));
-  auto weight_at = [&](int k) { return k < steps ? weights[k] : 0; };
   std::vector<Form> query;
   for (const Bits& q : block.query) query.push_back(signed_value(q));
-  // The anchor and the level as the distance's offset: 2^11·(anchor + level) + 2^10, plus 64 times
-  // the clamp's offset.
-  const Form offset = (signed_value(anchor) + binary_value(level)) * kEighth + kEighth / 2 + 64 * kHighPartLimit;
-
-  std::vector<Bits> p(positions);
+  std::vector<PositionScore> scores;
   for (int t = 0; t < positions; ++t) {
     Gates at = g.sub(indexed("position", t));
-    // 1 when the position is the head's and the unit on (the count is one-hot, the enable at most 1).
+    // The count is one-hot and the enable at most 1.
     const Form live = enable.on() + one_hot_at_least(block.count, static_cast<std::size_t>(t)) - 1.0;
-
-    // Stage 1: the score's parts, and the offset for a live position.
+    // Stage 1: the score's parts (a position that is not live gets 0).
     const SignalId high = at.signal("high", -(1 << 21), 1 << 21), low = at.signal("low", -(1 << 21), 1 << 21);
     for (int i = 0; i < head; ++i)
       for (int b = 0; b < kValueBits; ++b) {
@@ -71,44 +61,83 @@ std::vector<Bits> position_weights(Gates& g, const AttentionBlock& block, const 
         const double weight = is_low ? std::ldexp(1.0, b) : (b + 1 == kValueBits ? -64.0 : std::ldexp(1.0, b - kLowKeyBits));
         at.add_relu(is_low ? low : high, live + F(block.keys[t][i][b]) - 1.0, weight, query[i]);
       }
-    const SignalId anchored = at.signal("anchored", -(1 << 23), 1 << 23);
-    at.add_relu(anchored, live, 1, offset);
-
-    // Stage 2: the high part clamped (its neurons off for a position that is not live, whose parts are 0).
-    const SignalId clamped = at.signal("clamped", 0, 2 * kHighPartLimit);
+    // Stage 2: the high part clamped, plus 2^14 and the lift (its neurons off for a position that is not live).
+    const SignalId clamped = at.signal("clamped", 0, 2 * kHighPartLimit + lift / 64);
     const Form dead = (Form(1.0) - live) * (2 * kHighPartLimit);
     at.add_relu(clamped, F(high) + kHighPartLimit - dead, 1);
     at.add_relu(clamped, F(high) - kHighPartLimit - dead, -1);
-    // The distance in Q14 plus the level, 0 for a position that is not live.
-    const Form distance = F(anchored) - F(clamped) * 64 - F(low);
+    if (lift > 0) at.add_relu(clamped, live, lift / 64);
+    scores.push_back({F(clamped) * 64 + F(low), live});
+  }
+  return scores;
+}
 
-    // Stage 3: the distance in octaves.
-    std::vector<SignalId> octave;
-    for (int j = 0; j < segments; ++j) {
-      octave.push_back(at.signal(indexed("octave", j), 0, kOctave));
-      at.add_relu(octave[j], distance - j * kOctave, 1);
-      at.add_relu(octave[j], distance - (j + 1) * kOctave, -1);
-    }
-
-    // Stage 4: the weight's bits, a step where the distance reaches each eighth (step 0 at 1: a live
-    // position).
-    for (int b = 0; b < weight_bits; ++b) p[t].push_back(at.signal(indexed("p", b)));
-    for (int k = 0; k <= steps; ++k) {
-      const int before = k == 0 ? 0 : weight_at(k - 1), after = weight_at(k);
+// The bits of a staircase of x, an integer form at least 0: values[k] once x reaches thresholds[k − 1]
+// (values[0] below the first), the thresholds positive and increasing. Two stages: x cut into
+// segments of eight thresholds (a clamp each), so that no output collects ramps beyond a segment's
+// width; then a step per threshold on its segment.
+Bits staircase(Gates& g, const std::string& name, const Form& x, std::span<const std::int64_t> thresholds,
+               std::span<const int> values) {
+  if (values.size() != thresholds.size() + 1 || thresholds.empty() || thresholds.front() < 1 ||
+      !std::is_sorted(thresholds.begin(), thresholds.end(), std::less_equal<>()) ||
+      std::any_of(values.begin(), values.end(), [](int v) { return v < 0; }))
+    fail("circuit: a staircase takes increasing positive thresholds and a non-negative value after each");
+  const int largest = *std::max_element(values.begin(), values.end());
+  Bits bits;
+  for (int b = 0; b < static_cast<int>(std::bit_width(static_cast<unsigned>(largest))); ++b) bits.push_back(g.signal(indexed(name, b)));
+  for (std::size_t first = 0; first < thresholds.size(); first += kStairsPerSegment) {
+    const std::size_t last = std::min(thresholds.size(), first + kStairsPerSegment) - 1;
+    const double base = static_cast<double>(thresholds[first] - 1), width = static_cast<double>(thresholds[last]) - base;
+    const SignalId segment = g.signal(indexed(name + "_segment", static_cast<int>(first / kStairsPerSegment)), 0, width);
+    g.add_relu(segment, x - base, 1);
+    g.add_relu(segment, x - base - width, -1);
+    for (std::size_t k = first; k <= last; ++k) {
       std::vector<Term> down;
-      for (int b = 0; b < weight_bits; ++b) {
-        const int delta = ((after >> b) & 1) - ((before >> b) & 1);
-        if (delta != 0) down.push_back({p[t][b], static_cast<double>(delta)});
+      for (std::size_t b = 0; b < bits.size(); ++b) {
+        const int delta = ((values[k + 1] >> b) & 1) - ((values[k] >> b) & 1);
+        if (delta != 0) down.push_back({bits[b], static_cast<double>(delta)});
       }
-      if (k == 0)
-        at.add_step(down, F(octave[0]), 1);
-      else if (k % 8 != 0)
-        at.add_step(down, F(octave[k / 8]), (k % 8) * kEighth);
-      else
-        at.add_step(down, F(octave[k / 8 - 1]), kOctave);
+      g.add_step(down, F(segment), static_cast<double>(thresholds[k]) - base);
     }
   }
+  return bits;
+}
+
+// Stages 1–4 of a pass that weighs the block's positions: per position, the bits of
+// weights[u_t + level] (0 past the table, and for a position beyond the count), u_t the distance in
+// eighths of a log2 unit below `anchor` (see attention_element); `level` is a form of stage-0 bits.
+std::vector<Bits> position_weights(Gates& g, const AttentionBlock& block, const Bits& anchor, const Form& level,
+                                   std::span<const int> weights, const Enable& enable) {
+  if (anchor.size() != kAnchorBits) fail("circuit: attention weights take a 12-bit anchor");
+  if (weights.empty() || weights.size() > 128 || weights.back() <= 0 || weights.front() >= 1 << 12 ||
+      !std::is_sorted(weights.rbegin(), weights.rend()))
+    fail("circuit: attention weights fall from below 2^12 to their last non-zero one, at most 128 of them");
+  const std::vector<PositionScore> scores = block_scores(g, block, 0, enable);
+  // The distance x_t = 2^11·(anchor + level) + 2^10 − s_t (at least 2^10 for a live position, 0
+  // otherwise) reaches k eighths at 2^11·k, where the weight becomes weights[k], and 0 after them.
+  std::vector<std::int64_t> thresholds{1};
+  std::vector<int> values{0};
+  for (std::size_t k = 0; k < weights.size(); ++k) {
+    values.push_back(weights[k]);
+    thresholds.push_back(static_cast<std::int64_t>(k + 1) << 11);
+  }
+  values.push_back(0);
+  const Form offset = (signed_value(anchor) + level) * kEighth + kEighth / 2 + kClampLift;
+  std::vector<Bits> p;
+  for (std::size_t t = 0; t < scores.size(); ++t) {
+    Gates at = g.sub(indexed("position", static_cast<int>(t)));
+    // Stage 1: the offset for a live position.
+    const SignalId anchored = at.signal("anchored", -(1 << 23), 1 << 23);
+    at.add_relu(anchored, scores[t].live, 1, offset);
+    // Stages 3–4.
+    p.push_back(staircase(at, "p", F(anchored) - scores[t].lifted, thresholds, values));
+  }
   return p;
+}
+
+const Bits& checked_level(const Bits& level) {
+  if (level.size() != kLevelBits) fail("circuit: an attention level is {} bits", kLevelBits);
+  return level;
 }
 
 }  // namespace
@@ -117,7 +146,7 @@ Bits attention_element(Gates g, const AttentionBlock& block, const std::vector<B
                        const Bits& level, const Bits& running, std::span<const int> weights, const Enable& enable) {
   if (values.size() != block.keys.size() || !std::all_of(values.begin(), values.end(), is_value) || running.size() != kValueBits)
     fail("circuit: an attention element takes a 13-bit value per position and a 13-bit running sum");
-  const std::vector<Bits> p = position_weights(g, block, anchor, level, weights, enable);
+  const std::vector<Bits> p = position_weights(g, block, anchor, binary_value(checked_level(level)), weights, enable);
 
   // Stage 5 on: Σ_t p_t·v_t + 2^11·running + 2^10 in binary, then shifted and saturated.
   constexpr int kWidth = 30;  // |Σ| < 32·2^11·2^12 + 2^23
@@ -141,7 +170,7 @@ Bits attention_element(Gates g, const AttentionBlock& block, const std::vector<B
 Bits attention_weight_sum(Gates g, const AttentionBlock& block, const Bits& anchor, const Bits& level,
                           const Bits& sum_before, std::span<const int> weights, const Enable& enable) {
   if (sum_before.size() != kValueBits) fail("circuit: an attention weights' sum is 13 bits");
-  const std::vector<Bits> p = position_weights(g, block, anchor, level, weights, enable);
+  const std::vector<Bits> p = position_weights(g, block, anchor, binary_value(checked_level(level)), weights, enable);
   // Stage 5: the sum (below 2^12 + 32·2^12) capped at 4095; 6–7: in binary.
   constexpr int kLargest = (1 << (kValueBits - 1)) - 1;
   // The sum before, with the unit on (stage 1).
@@ -157,6 +186,141 @@ Bits attention_weight_sum(Gates g, const AttentionBlock& block, const Bits& anch
   for (std::size_t k = 0; k < digits.size(); ++k)
     out.push_back(g.all(indexed("sum", static_cast<int>(k)), enable.with({lit(digits[k])})));
   return out;
+}
+
+namespace {
+
+constexpr int kDigitBits = 6;
+constexpr double kSegment = 1 << 17;  // the anchor's digits: bits 17–22, then 11–16
+
+// Bits 11–22 of M (a signal, 0 ≤ M ≤ largest < 2^23). Three stages: M cut into segments of 2^17; the
+// high digit, the number of full segments, a step at each segment's top (ramps of at most 1); the
+// low digit from M less the high digit's value (below 2^17), a step per multiple of 2^11.
+std::pair<Bits, Bits> anchor_digits(Gates& g, SignalId m, double largest) {
+  std::vector<SignalId> segment;
+  for (int j = 0; j * kSegment <= largest; ++j) {
+    segment.push_back(g.signal(indexed("segment", j), 0, kSegment));
+    g.add_relu(segment[j], F(m) - j * kSegment, 1);
+    g.add_relu(segment[j], F(m) - (j + 1) * kSegment, -1);
+  }
+  Bits high, low;
+  for (int b = 0; b < kDigitBits; ++b) {
+    high.push_back(g.signal(indexed("high", b)));
+    low.push_back(g.signal(indexed("low", b)));
+  }
+  auto steps_into = [&](const Bits& digit, int q) {
+    std::vector<Term> down;
+    for (int b = 0; b < kDigitBits; ++b) {
+      const int delta = ((q >> b) & 1) - (((q - 1) >> b) & 1);
+      if (delta != 0) down.push_back({digit[b], static_cast<double>(delta)});
+    }
+    return down;
+  };
+  for (std::size_t j = 0; j + 1 < segment.size(); ++j)
+    g.add_step(steps_into(high, static_cast<int>(j) + 1), F(segment[j]), kSegment);
+  const Form rest = F(m) - binary_value(high) * kSegment;
+  for (int q = 1; q < 1 << kDigitBits; ++q) g.add_step(steps_into(low, q), rest, q * kEighth);
+  return {high, low};
+}
+
+}  // namespace
+
+Bits attention_anchor(Gates g, const AttentionBlock& block, const Bits& anchor, const Enable& enable) {
+  if (anchor.size() != kAnchorBits) fail("circuit: an attention anchor is {} bits", kAnchorBits);
+  // A live position's score lifted by 3·2^20 is positive (scores are above −3·2^20), and so above a
+  // position beyond the count.
+  constexpr double kScoreLift = 3 * kClampLift;
+  const std::vector<PositionScore> scores = block_scores(g, block, kScoreLift - kClampLift, enable);
+  // The candidates' values v, the anchor's (a copy, in stage 1) and each position's lifted score: v
+  // is s + 3·2^20 (the anchor's s being 2^11·anchor), positive for the anchor and a live position
+  // and 0 for one that is not.
+  const SignalId anchored = g.signal("anchored", 0, 1 << 23);
+  g.add_relu(anchored, enable.on(), 1, signed_value(anchor) * kEighth + kScoreLift);
+  std::vector<Form> v{F(anchored)};
+  for (const PositionScore& score : scores) v.push_back(score.lifted);
+  // Stage 3: [v_a ≥ v_b] for a < b (off with the unit, whose candidates are all 0); b beats a when not.
+  const int n = static_cast<int>(v.size());
+  std::vector<Form> wins(n);
+  for (int a = 0; a < n; ++a)
+    for (int b = a + 1; b < n; ++b) {
+      const SignalId ge = g.at_least(indexed(indexed("ge", a), b), v[a] - v[b] + enable.on(), 1);
+      wins[a] += F(ge);
+      wins[b] += Form(1.0) - F(ge);
+    }
+  // Stage 4: M = the largest v + 2^20 + 2^11 − 1, from the one candidate that beats all n − 1 others
+  // (ties to the earlier one): ⌊M / 2^11⌋ = ⌈the largest s / 2^11⌉ + 2048.
+  constexpr double kLargest = (1 << 23) - 1;
+  const SignalId largest = g.signal("largest", 0, kLargest);
+  for (int a = 0; a < n; ++a)
+    g.add_relu(largest, wins[a] - (n - 2) - enable.off() * n, 1, v[a] + (1 << 20) + kEighth - 1);
+  // Stages 5–7: ⌊M / 2^11⌋ − 2048 in 12 bits, written in one stage.
+  const auto [high, low] = anchor_digits(g, largest, kLargest);
+  Bits out;
+  for (int b = 0; b < kDigitBits; ++b) out.push_back(low[b]);
+  for (int b = 0; b < kDigitBits; ++b)
+    out.push_back(g.all(indexed("anchor", kDigitBits + b), enable.with({b + 1 < kDigitBits ? lit(high[b]) : nlit(high[b])})));
+  return out;
+}
+
+Bits attention_mass(Gates g, const AttentionBlock& block, const Bits& anchor, const Bits& level, SignalId first_block,
+                    std::span<const int> mass_weights, std::span<const std::int64_t> back, const Enable& enable) {
+  constexpr int kLevels = 1 << kLevelBits;
+  if (back.size() != kLevels || back.front() < 1 || back.back() >= 1 << 23 ||
+      !std::is_sorted(back.begin(), back.end(), std::less_equal<>()))
+    fail("circuit: a mass pass takes {} increasing levels' weights below 2^23", kLevels);
+  const std::vector<Bits> p = position_weights(g, block, anchor, Form(), mass_weights, enable);
+  // Stage 1: the level one-hot, none for the first block; stage 2: BACK(level), each value an up
+  // projection (they are not bf16 numbers, which a down projection's weights must be).
+  checked_level(level);
+  const SignalId back_value = g.signal("back", 0, static_cast<double>(back.back()));
+  for (int m = 0; m < kLevels; ++m) {
+    const auto is_m = match_bits(level, 0, kLevelBits, static_cast<std::uint32_t>(m));
+    const SignalId is = g.all(indexed("level_is", m), enable.with(join(is_m, {nlit(first_block)})));
+    g.add_relu(back_value, F(is), 1, Form(static_cast<double>(back[m])));
+  }
+  Form total = F(back_value);
+  for (const Bits& bits : p) total += binary_value(bits);
+  // Stages 5–6: the number of thresholds S reaches, S² ≥ BACK(k − 1)·BACK(k) for k = 1..127.
+  std::vector<std::int64_t> thresholds;
+  std::vector<int> values{0};
+  for (int k = 1; k < kLevels; ++k) {
+    const auto product = static_cast<std::uint64_t>(back[k - 1]) * static_cast<std::uint64_t>(back[k]);
+    auto root = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(product)));
+    while (root * root < product) ++root;
+    while (root > 0 && (root - 1) * (root - 1) >= product) --root;
+    thresholds.push_back(static_cast<std::int64_t>(root));
+    values.push_back(k);
+  }
+  return staircase(g, "level", total, thresholds, values);
+}
+
+Bits attention_output(Gates g, const Bits& running, const Bits& sum, std::span<const int> reciprocals,
+                      const Enable& enable) {
+  constexpr int kSumBits = 12, kEntryBits = 8, kExponentBits = 4;
+  if (running.size() != kValueBits || sum.size() != kValueBits || reciprocals.size() != 1 << kEntryBits)
+    fail("circuit: an attention output takes a 13-bit running sum and weights' sum, and 256 reciprocals");
+  // Stage 1: for the leading bit e of D, j's bits (D's from e − 8 up) and e's; [D > 0] with them.
+  Bits entry, exponent;
+  for (int b = 0; b < kEntryBits; ++b) entry.push_back(g.signal(indexed("entry", b)));
+  for (int b = 0; b < kExponentBits; ++b) exponent.push_back(g.signal(indexed("e", b)));
+  const SignalId nonzero = g.signal("nonzero");
+  const Form off = enable.off() * 4.0;
+  Form above;
+  for (int e = kSumBits - 1; e >= 0; --e) {
+    const Form leading = F(sum[e]) * 2.0 - above * 4.0 - off;  // 2 when bit e leads, at most 0 otherwise
+    std::vector<Term> spelled{{nonzero, 1.0}};
+    for (int b = 0; b < kExponentBits; ++b)
+      if ((e >> b) & 1) spelled.push_back({exponent[b], 1.0});
+    g.add_step(spelled, leading, 2);
+    for (int b = 0; b < kEntryBits; ++b)
+      if (e - kEntryBits + b >= 0) g.add_step(entry[b], leading + F(sum[e - kEntryBits + b]), 3);
+    above += F(sum[e]);
+  }
+  // Stages 2–8.
+  std::vector<int> shifts;
+  for (int e = 0; e < kSumBits; ++e) shifts.push_back(4 + e);
+  return table_product_element(g.sub("product"), running, entry, exponent, reciprocals, shifts,
+                               Enable(enable.with({lit(nonzero)})));
 }
 
 }  // namespace rvformer::circuit

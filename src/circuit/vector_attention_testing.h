@@ -41,10 +41,11 @@ inline std::int64_t attention_score(const std::vector<int>& q, const std::vector
 // The weight of a position k eighths below the anchor, in Q(frac).
 inline std::int64_t attention_weight(std::int64_t k, int frac) { return story_pow2_eighths(static_cast<std::int32_t>(8 * frac - k)); }
 
-// The weights the element passes' staircase takes: Q10, until the last non-zero one.
-inline std::vector<int> attention_weights() {
+// The weights a pass's staircase takes, until the last non-zero one: Q10 for the sum and element
+// passes, Q7 for the mass passes.
+inline std::vector<int> attention_weights(int frac = 10) {
   std::vector<int> w;
-  for (int k = 0; attention_weight(k, 10) > 0; ++k) w.push_back(static_cast<int>(attention_weight(k, 10)));
+  for (int k = 0; attention_weight(k, frac) > 0; ++k) w.push_back(static_cast<int>(attention_weight(k, frac)));
   return w;
 }
 
@@ -69,6 +70,15 @@ inline std::int64_t eighths_below(const AttentionHead& h, int t, int anchor) {
 }
 
 inline std::int64_t level_value(int m) { return m < 0 ? 0 : story_pow2_eighths(56 + m); }
+
+// BACK(m) for every level a 7-bit token holds.
+inline std::vector<std::int64_t> level_values() {
+  std::vector<std::int64_t> back;
+  for (int m = 0; m < 128; ++m) back.push_back(level_value(m));
+  return back;
+}
+
+inline std::vector<int> attention_reciprocals() { return std::vector<int>(std::begin(STORY_RECIP), std::end(STORY_RECIP)); }
 
 inline int mass_pass(const AttentionHead& h, int first, int anchor, int level) {
   std::int64_t sum = level_value(level);
@@ -189,29 +199,45 @@ inline std::vector<AttentionPass> element_passes(const std::vector<AttentionHead
   return passes;
 }
 
-// Every sum pass of the heads.
-inline std::vector<AttentionPass> sum_passes(const std::vector<AttentionHead>& heads) {
+// Every anchor, mass or sum pass of the heads (the anchor, level or sum before it in `anchor`,
+// `level` or `before`).
+enum class PassKind { kAnchor, kMass, kSum, kElement };
+
+inline std::vector<AttentionPass> block_passes(PassKind kind, const std::vector<AttentionHead>& heads) {
   std::vector<AttentionPass> passes;
   for (const AttentionHead& h : heads) {
     const AttentionTokens tokens = head_tokens(h);
-    int sum = 0;
-    for (int first = 0; first < static_cast<int>(h.k.size()); first += kAttentionBlock) {
-      passes.push_back({h, first, 0, tokens.anchor, tokens.level, sum});
-      sum = sum_pass(h, first, tokens.anchor, tokens.level, sum);
+    AttentionPass p{h, 0, 0, AttentionTokens{}.anchor, AttentionTokens{}.level, 0};
+    if (kind != PassKind::kAnchor) p.anchor = tokens.anchor;
+    if (kind == PassKind::kSum) p.level = tokens.level;
+    for (; p.first < static_cast<int>(h.k.size()); p.first += kAttentionBlock) {
+      passes.push_back(p);
+      if (kind == PassKind::kAnchor) p.anchor = anchor_pass(h, p.first, p.anchor);
+      if (kind == PassKind::kMass) p.level = mass_pass(h, p.first, p.anchor, p.level);
+      if (kind == PassKind::kSum) p.before = sum_pass(h, p.first, p.anchor, p.level, p.before);
     }
   }
   return passes;
 }
 
+// The pass's token, from the models above.
+inline int pass_token(PassKind kind, const AttentionPass& p) {
+  switch (kind) {
+    case PassKind::kAnchor: return anchor_pass(p.head, p.first, p.anchor);
+    case PassKind::kMass: return mass_pass(p.head, p.first, p.anchor, p.level);
+    case PassKind::kSum: return sum_pass(p.head, p.first, p.anchor, p.level, p.before);
+    case PassKind::kElement: return element_pass(p.head, p.first, p.i, p.anchor, p.level, p.before);
+  }
+  return 0;
+}
+
 // A machine running one attention pass over blocks of 32 positions of a head of `head_size`. Its
 // operands, in order: the query's elements, each position's key elements, the count (one-hot
-// 1..32), each position's value (element passes), the anchor (12 bits), the level (7 bits) and the
-// token before (13 bits).
+// 1..32), each position's value (element passes), the anchor (12 bits), the level (7 bits), the
+// token before (13 bits) and, for a mass pass, whether the block is the head's first.
 class AttentionPassMachine : public VectorMachine {
  public:
-  enum class Kind { kElement, kSum };
-
-  AttentionPassMachine(Kind kind, const std::vector<AttentionPass>& passes, int head_size) {
+  AttentionPassMachine(PassKind kind, const std::vector<AttentionPass>& passes, int head_size) {
     AttentionBlock block;
     for (int i = 0; i < head_size; ++i) block.query.push_back(operand(indexed("q", i), 13));
     for (int t = 0; t < kAttentionBlock; ++t) {
@@ -220,23 +246,38 @@ class AttentionPassMachine : public VectorMachine {
     }
     block.count = one_hot_operand("count_is", 1, kAttentionBlock);
     std::vector<Bits> values;
-    if (kind == Kind::kElement)
+    if (kind == PassKind::kElement)
       for (int t = 0; t < kAttentionBlock; ++t) values.push_back(operand(indexed("v", t), 13));
     const Bits anchor = operand("anchor", 12), level = operand("level", 7), before = operand("before", 13);
-    const std::vector<int> weights = attention_weights();
+    const SignalId first_block = kind == PassKind::kMass ? operand("first_block", 1)[0] : SignalId{};
     std::vector<VectorCase> cases;
     for (const AttentionPass& p : passes) cases.push_back(case_of(kind, p, head_size));
-    if (kind == Kind::kElement) {
-      finish({attention_element(unit(), block, values, anchor, level, before, weights, enable())}, std::move(cases));
-    } else {
-      Bits sum = attention_weight_sum(unit(), block, anchor, level, before, weights, enable());
-      sum.push_back(c.add_input("unused_top_bit"));  // the sum is below 2^12
-      finish({sum}, std::move(cases));
-    }
+    finish({widened(result(kind, block, values, anchor, level, before, first_block), kind == PassKind::kAnchor)},
+           std::move(cases));
   }
 
  private:
-  static VectorCase case_of(Kind kind, const AttentionPass& p, int head_size) {
+  Bits result(PassKind kind, const AttentionBlock& block, const std::vector<Bits>& values, const Bits& anchor,
+              const Bits& level, const Bits& before, SignalId first_block) {
+    switch (kind) {
+      case PassKind::kAnchor: return attention_anchor(unit(), block, anchor, enable());
+      case PassKind::kMass:
+        return attention_mass(unit(), block, anchor, level, first_block, attention_weights(7), level_values(), enable());
+      case PassKind::kSum: return attention_weight_sum(unit(), block, anchor, level, before, attention_weights(), enable());
+      case PassKind::kElement:
+        return attention_element(unit(), block, values, anchor, level, before, attention_weights(), enable());
+    }
+    return {};
+  }
+
+  // A result narrower than a token, its sign bit repeated (an anchor) or zeros above it.
+  Bits widened(Bits bits, bool is_signed) {
+    for (int b = static_cast<int>(bits.size()); b < kResultBits; ++b)
+      bits.push_back(is_signed ? bits.back() : c.add_input(indexed("unused_top_bit", b)));
+    return bits;
+  }
+
+  static VectorCase case_of(PassKind kind, const AttentionPass& p, int head_size) {
     const AttentionHead& h = p.head;
     const int end = block_end(h, p.first);
     VectorCase c;
@@ -244,13 +285,39 @@ class AttentionPassMachine : public VectorMachine {
     for (int t = 0; t < kAttentionBlock; ++t)
       for (int i = 0; i < head_size; ++i) c.operands.push_back(p.first + t < end ? h.k[p.first + t][i] : 0);
     c.operands.push_back(end - p.first);
-    if (kind == Kind::kElement)
+    if (kind == PassKind::kElement)
       for (int t = 0; t < kAttentionBlock; ++t) c.operands.push_back(p.first + t < end ? h.v[p.first + t][p.i] : 0);
-    c.operands.insert(c.operands.end(), {p.anchor, p.level, p.before});
-    c.results = {kind == Kind::kElement ? element_pass(h, p.first, p.i, p.anchor, p.level, p.before)
-                                        : sum_pass(h, p.first, p.anchor, p.level, p.before)};
+    c.operands.insert(c.operands.end(), {p.anchor, std::max(p.level, 0), p.before});
+    if (kind == PassKind::kMass) c.operands.push_back(p.level < 0);
+    c.results = {pass_token(kind, p)};
     return c;
   }
 };
+
+// A machine running an output pass: operands the running sum and the weights' sum, 13 bits each.
+class AttentionOutputMachine : public VectorMachine {
+ public:
+  explicit AttentionOutputMachine(std::vector<VectorCase> cases) {
+    const Bits running = operand("running", 13), sum = operand("sum", 13);
+    finish({attention_output(unit(), running, sum, attention_reciprocals(), enable())}, std::move(cases));
+  }
+};
+
+// Output passes: every power of two of the weights' sum and its neighbours, 0 and the cap, with the
+// running sum's extremes, rounding ties and random values.
+inline std::vector<VectorCase> output_cases(RandomOperands& r, int random_count) {
+  std::vector<int> sums{0, 4095};
+  for (int e = 0; e < 12; ++e)
+    for (int d : {-1, 0, 1}) sums.push_back(std::clamp((1 << e) + d, 0, 4095));
+  std::vector<VectorCase> cases;
+  for (int sum : sums)
+    for (int running : {-4096, -4095, -1, 0, 1, 4095, r.pick(-4096, 4095)})
+      cases.push_back({{running, sum}, {output_pass(running, sum)}});
+  for (int n = 0; n < random_count; ++n) {
+    const int running = r.pick(-4096, 4095), sum = r.pick(0, 4095);
+    cases.push_back({{running, sum}, {output_pass(running, sum)}});
+  }
+  return cases;
+}
 
 }  // namespace rvformer::circuit

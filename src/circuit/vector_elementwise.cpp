@@ -103,29 +103,45 @@ Bits silu_element(Gates g, const Bits& h, std::span<const int> y, const Enable& 
   return Bits(q.begin() + kSegmentBits, q.end());
 }
 
+Bits table_product_element(Gates g, const Bits& x, const Bits& entry, const Bits& field, std::span<const int> table,
+                           std::span<const int> shifts, const Enable& enable) {
+  constexpr std::size_t kMaxEntryBits = 8;
+  constexpr int kMaxShift = 40;
+  if (x.size() < 2 || x.size() > kElementBits || entry.size() > kMaxEntryBits || table.empty() ||
+      table.size() > (std::size_t{1} << entry.size()) || shifts.empty() || shifts.size() > (std::size_t{1} << field.size()) ||
+      std::any_of(table.begin(), table.end(), [](int v) { return v < 0 || v >= 1 << 16; }) ||
+      std::any_of(shifts.begin(), shifts.end(), [](int s) { return s < 1 || s > kMaxShift; }))
+    fail("circuit: a table product takes 2..16 bits of x, an entry into at most 256 values of 16 bits and shifts 1..{}",
+         kMaxShift);
+  const int x_bits = static_cast<int>(x.size()), entry_bits = static_cast<int>(entry.size());
+  const int field_bits = static_cast<int>(field.size());
+  ColumnSum sum(x_bits + kElementBits + 1);
+  for (int b = 0; b < x_bits; ++b) {
+    const std::int64_t weight = b + 1 == x_bits ? -(std::int64_t{1} << b) : std::int64_t{1} << b;
+    std::vector<ColumnSum::Choice> choices;
+    for (std::size_t k = 0; k < table.size(); ++k)
+      choices.push_back({weight * table[k], join(match_bits(entry, 0, entry_bits, static_cast<std::uint32_t>(k)), {lit(x[b])})});
+    sum.add_one_of(choices);
+  }
+  const std::vector<SignalId> field_is = decode_one_hot(g, "field", field, enable.on());
+  std::vector<std::pair<int, SignalId>> by_shift;
+  for (std::size_t v = 0; v < shifts.size(); ++v) {
+    sum.add(shifts[v] - 1, match_bits(field, 0, field_bits, static_cast<std::uint32_t>(v)));
+    by_shift.push_back({shifts[v], field_is[v]});
+  }
+  return shift_and_saturate(g, sum.sum(g, enable), by_shift);
+}
+
 Bits rmsnorm_element(Gates g, const Bits& x, const Bits& entry, const Bits& half_e, std::span<const int> table,
                      const Enable& enable) {
   check_elements({&x});
   constexpr int kEntryBits = 8, kHalfEBits = 4, kMaxHalfE = 14;
   constexpr int kOutShift = 30 - 9;  // 30 − STORY_FRAC_NORM
-  if (entry.size() != kEntryBits || half_e.size() != kHalfEBits || table.empty() || table.size() > (1u << kEntryBits) ||
-      std::any_of(table.begin(), table.end(), [](int v) { return v < 0 || v >= 1 << 16; }))
-    fail("circuit: a norm's element takes an 8-bit entry into at most 256 values of 16 bits and a 4-bit e/2");
-  ColumnSum sum(2 * kElementBits + 1);
-  for (int b = 0; b < kElementBits; ++b) {
-    const std::int64_t weight = b + 1 == kElementBits ? -(std::int64_t{1} << b) : std::int64_t{1} << b;
-    std::vector<ColumnSum::Choice> choices;
-    for (std::size_t k = 0; k < table.size(); ++k)
-      choices.push_back({weight * table[k], join(match_bits(entry, 0, kEntryBits, static_cast<std::uint32_t>(k)), {lit(x[b])})});
-    sum.add_one_of(choices);
-  }
-  const std::vector<SignalId> half_e_is = decode_one_hot(g, "half_e", half_e, enable.on());
-  std::vector<std::pair<int, SignalId>> shifts;
-  for (int h = 0; h <= kMaxHalfE; ++h) {
-    sum.add(kOutShift - h - 1, match_bits(half_e, 0, kHalfEBits, h));
-    shifts.push_back({kOutShift - h, half_e_is[h]});
-  }
-  return shift_and_saturate(g, sum.sum(g, enable), shifts);
+  if (entry.size() != kEntryBits || half_e.size() != kHalfEBits)
+    fail("circuit: a norm's element takes an 8-bit entry and a 4-bit e/2");
+  std::vector<int> shifts;
+  for (int h = 0; h <= kMaxHalfE; ++h) shifts.push_back(kOutShift - h);
+  return table_product_element(g, x, entry, half_e, table, shifts, enable);
 }
 
 std::array<Bits, 2> rope_pair(Gates g, const RopeOperands& x, const Enable& enable) {

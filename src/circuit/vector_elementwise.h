@@ -34,15 +34,22 @@ Bits mul16_element(Gates g, const Bits& a, const Bits& b, const std::vector<Sign
 //   2–5  the counts summed (sum_columns: two rounds, the lookahead); the result is q's bits 7–19.
 Bits silu_element(Gates g, const Bits& h, std::span<const int> table, const Enable& enable);
 
-// story_rmsnorm_element of x with the scale a first pass gives (story_rmsnorm_scale): the table
-// entry (8 bits, below the table's size) and e/2 (4 bits, 0..14), as the one 12-bit token that pass
-// emits: sat13(round_shift(x·R[entry], 21 − e/2)) with R the inverse roots (STORY_RSQRT, 16 bits).
+// sat13(round_shift(x·table[entry], shifts[field])): x in two's complement (2..16 bits), the entry
+// spelled by its bits (below the table's size, at most 256 values of 16 bits), and the shift, 1..40,
+// chosen by a small field (shifts[v] for the field's value v; shifts has 2^|field| values at most).
 // Seven stages:
-//   1    x·R[entry] + 2^(s−1) mod 2^33 as column counts: for each bit of x one choice among the
+//   1    x·table[entry] + 2^(shift−1) as column counts: for each bit of x one choice among the
 //        entries (ColumnSum::add_one_of, the entry spelled by its literals), the rounding a row per
-//        e/2; and e/2 one-hot;
+//        field value; and the field one-hot;
 //   2–6  the counts summed (sum_columns: three rounds, the lookahead);
-//   7    shift_and_saturate by 21 − e/2.
+//   7    shift_and_saturate by the field's shift.
+Bits table_product_element(Gates g, const Bits& x, const Bits& entry, const Bits& field, std::span<const int> table,
+                           std::span<const int> shifts, const Enable& enable);
+
+// story_rmsnorm_element of x (16 bits) with the scale a first pass gives (story_rmsnorm_scale): the
+// table entry (8 bits, below the table's size) and e/2 (4 bits, 0..14), as the one 12-bit token that
+// pass emits: sat13(round_shift(x·R[entry], 21 − e/2)) with R the inverse roots (STORY_RSQRT, 16
+// bits). table_product_element's seven stages.
 Bits rmsnorm_element(Gates g, const Bits& x, const Bits& entry, const Bits& half_e, std::span<const int> table,
                      const Enable& enable);
 
