@@ -68,6 +68,9 @@ int main(int argc, char** argv) {
   report("vu.mul16 element", [](auto& c, auto& g, auto enable) {
     return std::vector<Bits>{circuit::mul16_element(g, inputs(c, "a", 16), inputs(c, "b", 16), inputs(c, "shift_is", 30), enable)};
   });
+  report("vu.row16 element", [](auto& c, auto& g, auto enable) {
+    return std::vector<Bits>{circuit::row16_element(g, inputs(c, "w", 8), inputs(c, "m", 8), inputs(c, "shift_is", 62), enable)};
+  });
   report("vu.silu element", [](auto& c, auto& g, auto enable) {
     const std::vector<int> table(STORY_SILU, STORY_SILU + STORY_SILU_POINTS);
     return std::vector<Bits>{circuit::silu_element(g, inputs(c, "h", 16), table, enable)};

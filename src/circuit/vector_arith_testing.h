@@ -323,6 +323,14 @@ struct Mul16Machine : VectorMachine {
   }
 };
 
+// Operands w (int8), m (0..255) and the shift one-hot 1..62.
+struct Row16Machine : VectorMachine {
+  explicit Row16Machine(std::vector<VectorCase> cases) {
+    Bits w = operand("w", 8), m = operand("m", 8), shift = one_hot_operand("shift_is", 1, kRowShifts);
+    finish({row16_element(unit(), w, m, shift, enable())}, std::move(cases));
+  }
+};
+
 // Operand h; the table is STORY_SILU.
 struct SiluMachine : VectorMachine {
   explicit SiluMachine(std::vector<VectorCase> cases) {
@@ -559,6 +567,21 @@ inline std::vector<VectorCase> mul16_cases(int random_count, unsigned seed) {
     const int magnitude = std::bit_width(static_cast<std::uint64_t>(std::abs(std::int64_t{a} * b)));
     add(a, b, i % 8 == 0 ? r.pick(1, kMul16Shifts) : std::clamp(magnitude - r.pick(0, 14), 1, kMul16Shifts));
   }
+  return cases;
+}
+
+// Every int8 weight with the multipliers' extremes and a random one, at shifts 1 to 17 (from 17 on
+// every result is 0) and 62; and random weights, multipliers and shifts.
+inline std::vector<VectorCase> row16_cases(int random_count, unsigned seed) {
+  std::vector<VectorCase> cases;
+  RandomOperands r(seed);
+  auto add = [&](int w, int m, int s) { cases.push_back({{w, m, s}, {story_requant13(w, StoryRequant{m, s})}}); };
+  for (int w = -128; w < 128; ++w)
+    for (int m : {0, 1, 128, 255, r.pick(0, 255)}) {
+      for (int s = 1; s <= 17; ++s) add(w, m, s);
+      add(w, m, kRowShifts);
+    }
+  for (int i = 0; i < random_count; ++i) add(r.pick(-128, 127), r.pick(0, 255), r.pick(1, kRowShifts));
   return cases;
 }
 

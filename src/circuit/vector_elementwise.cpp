@@ -49,6 +49,24 @@ Bits mul16_element(Gates g, const Bits& a, const Bits& b, const std::vector<Sign
   return shift_and_saturate(g, sum.sum(g, enable), shifts);
 }
 
+Bits row16_element(Gates g, const Bits& w, const Bits& multiplier, const std::vector<SignalId>& shift,
+                   const Enable& enable) {
+  constexpr int kWeightBits = 8, kWidth = 18;  // m·w + 2^15 fits 17 bits in two's complement
+  constexpr std::size_t kMaxShift = 62;
+  if (w.size() != kWeightBits || multiplier.size() != kWeightBits || shift.empty() || shift.size() > kMaxShift)
+    fail("circuit: a weight's requantisation takes an int8 weight, an 8-bit multiplier and shifts 1..{}", kMaxShift);
+  std::vector<Literal> m = literals_of(multiplier);
+  m.push_back(nlit(kOne));  // m is unsigned: a zero sign bit
+  ColumnSum sum(kWidth);
+  sum.add_product(literals_of(w), m);
+  std::vector<std::pair<int, SignalId>> shifts;
+  for (int s = 1; s <= static_cast<int>(shift.size()) && s < kWidth - 1; ++s) {
+    sum.add(s - 1, {lit(shift[s - 1])});
+    shifts.push_back({s, shift[s - 1]});
+  }
+  return shift_and_saturate(g, sum.sum(g, enable), shifts);
+}
+
 namespace {
 
 constexpr int kSegmentBits = 7;  // r = o & 127

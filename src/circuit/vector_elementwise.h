@@ -24,6 +24,14 @@ Bits add16_element(Gates g, const Bits& x, const Bits& y, const Enable& enable);
 //   7    shift_and_saturate.
 Bits mul16_element(Gates g, const Bits& a, const Bits& b, const std::vector<SignalId>& shift, const Enable& enable);
 
+// story_requant13 of one int8 weight w (8 bits, two's complement) by its row's pair: the multiplier m
+// (8 bits, 0..255) and the shift s, one-hot (shift[k] is 1 when s = k + 1, up to 62):
+// sat13(round_shift(m·w, s)), an element of vu.row16 (an embedding row). |m·w| < 2^15, so shifts
+// from 17 up give 0 and need no neurons. Seven stages: m·w + 2^(s−1) as column counts
+// (ColumnSum::add_product, m extended by a zero bit), five of summing, shift_and_saturate.
+Bits row16_element(Gates g, const Bits& w, const Bits& multiplier, const std::vector<SignalId>& shift,
+                   const Enable& enable);
+
 // story_silu of h with the table Y (its 65 values, STORY_SILU, each in 13 bits): with
 // o = sat13(h) + 4096, j = o >> 7 and r = o & 127, Y[j] + round_shift((Y[j+1] − Y[j])·r, 7), which
 // lies between Y[j] and Y[j+1] and so needs no saturation. Five stages:

@@ -26,6 +26,12 @@ TEST(VectorElementwise, Mul16RoundsAndSaturatesAtEveryShiftInSevenStages) {
   expect_every_case_in(Mul16Machine(mul16_cases(3000, 5)), 7);
 }
 
+// --- row16 ---------------------------------------------------------------------------------------
+
+TEST(VectorElementwise, Row16RequantisesEveryWeightAtEveryShiftInSevenStages) {
+  expect_every_case_in(Row16Machine(row16_cases(2000, 23)), 7);
+}
+
 // --- silu ----------------------------------------------------------------------------------------
 
 TEST(VectorElementwise, SiluOfEveryInt16InFiveStages) {
