@@ -16,7 +16,7 @@
 #include "emulator/emulator.h"
 #include "program/elf_loader.h"
 #include "program/machine_spec.h"
-#include "story/firmware_request.h"
+#include "story/firmware_launch.h"
 #include "story/quantiser.h"
 #include "support/error.h"
 #include "toolchain/compiler.h"
@@ -73,8 +73,10 @@ int profile(int steps, bool vector) {
   const std::vector<Function> functions = functions_of(elf);
 
   std::vector<std::uint8_t> blob = story::quantise_story_files(story::stories260k_checkpoint(), story::stories260k_tokenizer());
-  emulator::Emulator machine(program::load_elf_file(elf, map));
-  machine.set_input(emulator::text_input(story::firmware_request(blob, steps, story::StoryOutput::kStoryAndCount, "")));
+  const story::FirmwareLaunch launch =
+      story::firmware_launch(program::load_elf_file(elf, map), blob, steps, story::StoryOutput::kStoryAndCount, "");
+  emulator::Emulator machine(launch.image);
+  machine.set_input(emulator::text_input(launch.input));
   std::map<std::uint32_t, std::uint64_t> per_pc;
   std::string output;
   while (!machine.halted()) {

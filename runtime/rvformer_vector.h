@@ -1,9 +1,10 @@
 /* runtime/rvformer_vector.h — the vector unit's instructions as C functions (docs/vector-unit.md).
  *
  * Machines with the unit (memory map `emulator-vector`; `rvformer cc` then defines
- * RVFORMER_VECTOR_UNIT) hold, zero when a program starts:
+ * RVFORMER_VECTOR_UNIT) hold, when a program starts, zeros but for WM's image:
  *   WM   the weight memory, VU_WEIGHT_BYTES bytes (little-endian words): int8 matrices with their
- *        requantisation pairs, and int16 tables, written by the program with vu_wput;
+ *        requantisation pairs, and int16 tables; the program image's weight memory (placed by the
+ *        image loader, as its code and read-only data are) and what vu_wput writes;
  *   AM   the activation memory, VU_ACTIVATION_ELEMENTS int16 elements: the vectors the operations
  *        read and write, and the KV cache;
  *   five configuration registers VL, COLS, SRC, AUX, HS (32 bits each) that give the operations
@@ -66,6 +67,14 @@ static inline int32_t vu_get(uint32_t element) {
     int32_t value;
     __asm__ volatile(".insn r 0x2B, 1, 2, %0, %1, zero" : "=r"(value) : "r"(element) : "memory");
     return value;
+}
+
+/* funct3 1, funct7 3 — vu.wget rd, rs1: rd = the WM word at byte address rs1 (a multiple of 4; rs2 is
+ * x0): how the program reads what the image loader put in WM. */
+static inline uint32_t vu_wget(uint32_t address) {
+    uint32_t word;
+    __asm__ volatile(".insn r 0x2B, 1, 3, %0, %1, zero" : "=r"(word) : "r"(address) : "memory");
+    return word;
 }
 
 #define VU_INSN_OP(f, a, b) __asm__ volatile(".insn r 0x2B, 2, %2, zero, %0, %1" : : "r"(a), "r"(b), "i"(f) : "memory")

@@ -3,7 +3,7 @@
  * files implementing it compiles to code in a build (the other to nothing):
  *   story_plain.c   without RVFORMER_VECTOR_UNIT: the blob in RAM, the operations of story_ops.c
  *                   (the host reference, and the RV32IM firmware on emulator-1m);
- *   story_vector.c  with RVFORMER_VECTOR_UNIT: the weights in the vector unit's weight memory, the
+ *   story_vector.c  with RVFORMER_VECTOR_UNIT: the blob in the vector unit's weight memory, the
  *                   activations and the KV cache in its activation memory, the operations as vu.*
  *                   instructions (runtime/rvformer_vector.h; the firmware on emulator-vector). */
 #ifndef STORY_BUILD_H
@@ -28,9 +28,11 @@ struct StoryState {
 const char* story_model_open(StoryModel* model, const uint8_t* blob, size_t size);
 #endif
 
-/* Reads the blob from console input and opens it. Returns NULL or a one-line error; the messages
- * are the same in both builds (a truncated blob, a bad header, a checksum mismatch, ...), and the
- * vector build adds those for a model too big for the unit's weight memory. */
+/* Reads the blob and opens it: the plain build from console input, the vector build from its weight
+ * memory, where the image loader put it. Returns NULL or a one-line error, the same in both builds
+ * for the same fault (a bad header, bad requantisation pairs, a bad vocabulary); the plain build,
+ * which reads a stream, adds a truncated blob and a checksum mismatch, and the vector build a model
+ * too big for the unit's memories. */
 const char* story_model_load(StoryModel* model);
 
 /* Makes the state for `model`; returns NULL, or a one-line error when it does not fit. */

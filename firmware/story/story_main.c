@@ -1,6 +1,7 @@
 /* firmware/story/story_main.c — the story program's main (RV32IM firmware only; the host links the
- * rest of firmware/story/ as the reference). Console input: the model blob (story_model.h), then a
- * request line "STEPS MODE\n", then the prompt's bytes up to the end of input. It prints each
+ * rest of firmware/story/ as the reference). Console input: the model blob (story_model.h; in the
+ * plain build only, the vector build finds it in its weight memory), then a request line
+ * "STEPS MODE\n", then the prompt's bytes up to the end of input. It prints each
  * generated token's piece as it is produced and a final newline, as llama2.c's run does; MODE 1 then
  * adds a record separator (0x1E), the number of story tokens and a newline, for
  * `rvformer story --stats`; MODE 2 prints each token's id and a newline instead of its piece, for
@@ -20,7 +21,7 @@ static int read_number(void) {
   int value = 0, c;
   while ((c = getchar()) == ' ') {
   }
-  if (c < '0' || c > '9') fail("the request after the model blob must be \"STEPS MODE\\n\"");
+  if (c < '0' || c > '9') fail("the request must be \"STEPS MODE\\n\"");
   for (; c >= '0' && c <= '9'; c = getchar()) value = value * 10 + (c - '0');
   return value;
 }

@@ -17,8 +17,8 @@ uint32_t story_fnv1a(uint32_t hash, const uint8_t* bytes, size_t size) {
 }
 
 /* The firmware loads the map's input register, one instruction a byte where getchar's stdio path
- * costs dozens (the blob is hundreds of kilobytes); the host reference, which never reads the
- * console, keeps stdio. */
+ * costs dozens (the plain build's blob is hundreds of kilobytes); the host reference, which never
+ * reads the console, keeps stdio. */
 static int read_byte(void) {
 #ifdef RVFORMER_INPUT_ADDRESS
   return (int)*(volatile int32_t*)RVFORMER_INPUT_ADDRESS;
@@ -31,19 +31,6 @@ size_t story_read_input(uint8_t* buffer, size_t size) {
   size_t got = 0;
   for (int c; got < size && (c = read_byte()) >= 0;) buffer[got++] = (uint8_t)c;
   return got;
-}
-
-int story_read_word(uint32_t* word, uint32_t* hash) {
-  uint32_t value = 0, h = *hash;
-  for (int i = 0; i < 4; ++i) {
-    const int c = read_byte();
-    if (c < 0) return 0;
-    h = (h ^ (uint32_t)c) * 16777619u;
-    value |= (uint32_t)c << (8 * i);
-  }
-  *word = value;
-  *hash = h;
-  return 1;
 }
 
 size_t story_blob_size(const uint8_t header[STORY_HEADER_BYTES], const char** error) {

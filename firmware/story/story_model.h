@@ -71,10 +71,6 @@ uint32_t story_fnv1a(uint32_t hash, const uint8_t* bytes, size_t size);
 /* Reads up to `size` bytes of console input; returns how many arrived before the end of input. */
 size_t story_read_input(uint8_t* buffer, size_t size);
 
-/* Reads the next little-endian word of console input, its bytes hashed into *hash (story_fnv1a) as
- * they arrive; returns 0 when the input ends first. */
-int story_read_word(uint32_t* word, uint32_t* hash);
-
 /* The whole blob's size (header, payload and checksum) from its header, or 0 with *error set when
  * the header is not a story blob the firmware can run. */
 size_t story_blob_size(const uint8_t header[STORY_HEADER_BYTES], const char** error);
@@ -91,6 +87,8 @@ int story_model_matrices(const StoryModel* model, const StoryMatrix* matrices[ST
 int story_requant_multiplier_valid(int32_t multiplier);
 int story_requant_shift_valid(int32_t shift);
 #define STORY_BAD_REQUANT "story model blob has bad requantisation parameters"
+/* The vector build's blob is its weight memory's image. */
+#define STORY_BLOB_TOO_BIG_FOR_WM "the story model blob does not fit in the vector unit's weight memory (384 KiB)"
 
 /* Points the model's vocabulary at `vocabulary`, the blob's bytes from model->vocabulary_start up to
  * its checksum (4-byte aligned, kept alive), and checks its records. Returns NULL or a one-line error. */

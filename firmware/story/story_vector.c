@@ -1,8 +1,10 @@
 /* firmware/story/story_vector.c — the vector unit's build of story_build.h (RVFORMER_VECTOR_UNIT,
- * the emulator-vector map): the blob's header and weights stream into the unit's weight memory (WM)
- * at their blob offsets, so that each matrix is at its offset in the unit's matrix layout; only the
- * vocabulary stays in RAM. The activations and the KV cache live in the activation memory (AM), and
- * every operation of the forward pass is one vu.* instruction (runtime/rvformer_vector.h).
+ * the emulator-vector map): the blob is the program image's weight memory (WM), placed there by the
+ * image loader, so that each matrix is at its blob offset in the unit's matrix layout; the firmware
+ * reads the header, the requantisation pairs and the vocabulary from WM (vu.wget) to check them,
+ * and keeps a copy of the vocabulary in RAM. The activations and the KV cache live in the activation
+ * memory (AM), and every operation of the forward pass is one vu.* instruction
+ * (runtime/rvformer_vector.h).
  *
  * AM layout (element addresses, from 0): x, xb, xb2, q [dim each], hb, hb2 [hidden_dim each],
  * logits [vocab_size], then the key cache and the value cache, each
@@ -39,10 +41,9 @@ static uint32_t place_state(StoryState* s, const StoryModel* model) {
   return next;
 }
 
-/* What the unit's memories must hold, known from the header before any weight arrives. */
+/* What the unit's memories must hold, known from the header. */
 static const char* check_fits_the_unit(const StoryModel* model) {
-  if (model->vocabulary_start > VU_WEIGHT_BYTES)
-    return "the story model's weights do not fit in the vector unit's weight memory (384 KiB)";
+  if (model->blob_size > VU_WEIGHT_BYTES) return STORY_BLOB_TOO_BIG_FOR_WM;
   StoryState state;
   if (place_state(&state, model) > VU_ACTIVATION_ELEMENTS)
     return "the story model's state does not fit in the vector unit's activation memory (196,608 elements)";
@@ -56,69 +57,39 @@ const char* story_state_init(StoryState* state, const StoryModel* model) {
 
 void story_state_free(StoryState* state) { (void)state; }
 
-/* Streams blob words from *offset up to `end` into WM at their offsets, continuing *hash. */
-static int stream_words(uint32_t* offset, uint32_t end, uint32_t* hash) {
-  for (uint32_t word; *offset < end; *offset += 4) {
-    if (!story_read_word(&word, hash)) return 0;
-    vu_wput(*offset, word);
-  }
-  return 1;
+/* Copies `count` words of WM from byte address `offset` (a multiple of 4) into `words`: the blob's
+ * little-endian bytes as they are. */
+static void read_weight_words(uint32_t* words, uint32_t offset, uint32_t count) {
+  for (uint32_t i = 0; i < count; ++i) words[i] = vu_wget(offset + 4 * i);
 }
 
-/* Streams a matrix's requantisation pairs like stream_words; *requant_ok is cleared by a pair the
- * operations do not accept. */
-static int stream_pairs(uint32_t* offset, int rows, uint32_t* hash, int* requant_ok) {
-  for (int i = 0; i < rows; ++i, *offset += 8) {
-    uint32_t multiplier, shift;
-    if (!story_read_word(&multiplier, hash) || !story_read_word(&shift, hash)) return 0;
-    if (!story_requant_multiplier_valid((int32_t)multiplier) || !story_requant_shift_valid((int32_t)shift))
-      *requant_ok = 0;
-    vu_wput(*offset, multiplier);
-    vu_wput(*offset + 4, shift);
-  }
-  return 1;
-}
-
-/* Streams the blob from its header's end up to the vocabulary into WM at the same offsets,
- * continuing *hash. A bad requantisation pair clears *requant_ok: it is reported only once the
- * checksum has matched, as the plain build does. */
-static const char* stream_weights(const StoryModel* model, uint32_t* hash, int* requant_ok) {
+/* Whether every matrix's requantisation pairs in WM are ones the operations accept. */
+static int requantisation_valid(const StoryModel* model) {
   const StoryMatrix* matrices[STORY_MAX_MATRICES];
   const int count = story_model_matrices(model, matrices);
-  uint32_t offset = STORY_HEADER_BYTES;
-  *requant_ok = 1;
-  for (int m = 0; m < count; ++m) { /* the previous matrix's weights, then this one's pairs */
-    if (!stream_words(&offset, matrices[m]->offset, hash) ||
-        !stream_pairs(&offset, matrices[m]->rows, hash, requant_ok))
-      return "story model blob is truncated";
-  }
-  /* the last matrix's weights and the RoPE tables */
-  return stream_words(&offset, model->vocabulary_start, hash) ? 0 : "story model blob is truncated";
+  for (int m = 0; m < count; ++m)
+    for (uint32_t pair = matrices[m]->offset, end = pair + 8u * (uint32_t)matrices[m]->rows; pair < end; pair += 8)
+      if (!story_requant_multiplier_valid((int32_t)vu_wget(pair)) || !story_requant_shift_valid((int32_t)vu_wget(pair + 4)))
+        return 0;
+  return 1;
 }
 
 const char* story_model_load(StoryModel* model) {
-  uint8_t header[STORY_HEADER_BYTES];
-  if (story_read_input(header, sizeof header) != sizeof header) return "story model blob is truncated (header)";
+  uint32_t header_words[STORY_HEADER_WORDS];
+  read_weight_words(header_words, 0, STORY_HEADER_WORDS);
+  const uint8_t* header = (const uint8_t*)header_words;
+  if (header_words[0] == 0) return "the vector unit's weight memory holds no story model blob";
   const char* error;
   story_blob_size(header, &error);
   if (error) return error;
   if ((error = story_model_layout(model, header))) return error;
   if ((error = check_fits_the_unit(model))) return error;
-  for (uint32_t offset = 0; offset < STORY_HEADER_BYTES; offset += 4) vu_wput(offset, story_read_u32(header + offset));
-  uint32_t hash = story_fnv1a(STORY_FNV1A_BASIS, header, sizeof header);
-
-  int requant_ok;
-  if ((error = stream_weights(model, &hash, &requant_ok))) return error;
-  const uint32_t vocabulary_bytes = model->blob_size - 4 - model->vocabulary_start;
-  uint8_t* vocabulary = malloc(vocabulary_bytes);
-  if (!vocabulary && vocabulary_bytes > 0) return "the story model's vocabulary does not fit in memory";
-  uint8_t checksum[4];
-  if (story_read_input(vocabulary, vocabulary_bytes) != vocabulary_bytes || story_read_input(checksum, 4) != 4)
-    return "story model blob is truncated";
-  hash = story_fnv1a(hash, vocabulary, vocabulary_bytes);
-  if (hash != story_read_u32(checksum)) return "story model blob is corrupt (checksum mismatch)";
-  if (!requant_ok) return STORY_BAD_REQUANT;
-  return story_vocabulary_open(model, vocabulary);
+  if (!requantisation_valid(model)) return STORY_BAD_REQUANT;
+  const uint32_t vocabulary_words = (model->blob_size - 4 - model->vocabulary_start + 3) / 4;
+  uint32_t* vocabulary = malloc(4 * vocabulary_words);
+  if (!vocabulary && vocabulary_words > 0) return "the story model's vocabulary does not fit in memory";
+  read_weight_words(vocabulary, model->vocabulary_start, vocabulary_words);
+  return story_vocabulary_open(model, (const uint8_t*)vocabulary);
 }
 
 /* The configuration registers as last set: all zero when the program starts, as the unit's are.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/cli_testing.h"
+#include "support/file.h"
 #include "toolchain/source_tree.h"
 
 namespace rvformer::cli {
@@ -149,6 +150,30 @@ TEST_F(ProgramCommands, RunsAnElfForTheEmulatorOnlyMapWithTarget) {
   ProcessResult weights = rvformer({"run", "--target", "emulator-1m", path("big.elf")});
   EXPECT_EQ(weights.exit_status, 2);
   EXPECT_THAT(weights.standard_error, HasSubstr("--target runs a program on the golden emulator"));
+}
+
+// A file as the vector unit's weight memory: the program reads it back with vu.wget (zeros after it).
+TEST_F(ProgramCommands, WeightMemoryFillsTheVectorUnitsWeightMemory) {
+  std::string source = write_source("wm.c",
+                                    "#include <stdio.h>\n#include <rvformer_vector.h>\n"
+                                    "int main(void) { printf(\"%08x %08x\\n\", (unsigned)vu_wget(4), (unsigned)vu_wget(8)); return 0; }\n");
+  ASSERT_EQ(rvformer({"cc", "--target", "emulator-vector", "-o", path("wm.elf"), source}).exit_status, 0);
+  const std::string image = path("wm.bin");
+  write_file_atomic(image, std::vector<std::uint8_t>{0, 0, 0, 0, 0x78, 0x56, 0x34, 0x12});
+  ProcessResult result =
+      rvformer({"run", "--on", "emulator", "--target", "emulator-vector", "--weight-memory", image, path("wm.elf")});
+  EXPECT_EQ(result.exit_status, 0) << result.standard_error;
+  EXPECT_EQ(result.standard_output, "12345678 00000000\n");
+  ProcessResult no_unit = rvformer({"run", "--on", "emulator", "--target", "emulator-1m", "--weight-memory", image,
+                                    path("wm.elf")});
+  EXPECT_EQ(no_unit.exit_status, 2);
+  EXPECT_THAT(no_unit.standard_error, HasSubstr("--weight-memory fills the vector unit's weight memory"));
+  write_file_atomic(image, std::vector<std::uint8_t>(384 * 1024 + 4, 1));
+  ProcessResult too_big =
+      rvformer({"run", "--on", "emulator", "--target", "emulator-vector", "--weight-memory", image, path("wm.elf")});
+  EXPECT_EQ(too_big.exit_status, 2);
+  EXPECT_EQ(too_big.standard_error, "rvformer: error: the program's vector weight memory (393220 bytes) does not fit its "
+                                    "393216-byte memory\n");
 }
 
 TEST_F(ProgramCommands, TrapEndsTheRunAfterTheOutputSoFar) {

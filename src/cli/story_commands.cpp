@@ -14,7 +14,7 @@
 #include "cli/whole_number_option.h"
 #include "emulator/emulator.h"
 #include "program/machine_spec.h"
-#include "story/firmware_request.h"
+#include "story/firmware_launch.h"
 #include "story/quantiser.h"
 #include "support/error.h"
 #include "support/file.h"
@@ -90,16 +90,17 @@ int story_command(const StoryOptions& options) {
     return 0;
   }
   const StoryBuild build = story_build(options);
-  program::ProgramImage image = toolchain::load_firmware("story", build.map);
   const story::StoryOutput output = options.stats ? story::StoryOutput::kStoryAndCount : story::StoryOutput::kStory;
+  const story::FirmwareLaunch launch = story::firmware_launch(toolchain::load_firmware("story", build.map), blob,
+                                                              options.steps, output, options.prompt);
   ProgramRunOptions run;
   run.on = "emulator";
   run.stats = options.stats;
   run.max_instructions = options.max_instructions;
-  auto input = emulator::text_input(story::firmware_request(blob, options.steps, output, options.prompt));
-  if (!options.stats) return run_program_image(image, run, {input, write_console_byte});
+  auto input = emulator::text_input(launch.input);
+  if (!options.stats) return run_program_image(launch.image, run, {input, write_console_byte});
   StoryOutputWatch watch;
-  int status = run_program_image(image, run, {input, [&watch](std::uint8_t c) { watch.byte(c); }}, [&watch, &build] {
+  int status = run_program_image(launch.image, run, {input, [&watch](std::uint8_t c) { watch.byte(c); }}, [&watch, &build] {
     return std::vector<std::pair<std::string, StatsValue>>{{"story_tokens", watch.story_tokens()},
                                                            {"build", build.name}};
   });

@@ -93,7 +93,7 @@ Emulator::Emulator(const ProgramImage& image)
       rodata_(region_contents(image.rodata, image.map.rodata)),
       ram_(region_contents(image.ram, image.map.ram)),
       decoded_(map_.code.size / 4),
-      vector_unit_(map_.vector_unit),
+      vector_unit_(map_.vector_unit, image.weights),
       pc_(image.entry) {
   check_fits(image.code, map_.code, "code");
   check_fits(image.rodata, map_.rodata, "read-only data");
@@ -315,10 +315,10 @@ StepResult Emulator::execute(std::uint64_t budget) {
       case Op::kBzPutb: bigint_b_[a % 128] = b & kLimbMask; break;
       case Op::kBzDotlo: x[in.rd] = static_cast<std::uint32_t>(bigint_dot(a, b)); break;
       case Op::kBzDothi: x[in.rd] = static_cast<std::uint32_t>(bigint_dot(a, b) >> 32); break;
-      // The vector unit's instructions run out of line; only vu.get and vu.argmax write rd (x0 for
+      // The vector unit's instructions run out of line; only vu.get, vu.wget and vu.argmax write rd (x0 for
       // the rest, which decoding turned into the discarded register).
       case Op::kVuSetvl: case Op::kVuSetcols: case Op::kVuSetsrc: case Op::kVuSetaux: case Op::kVuSeths:
-      case Op::kVuWput: case Op::kVuPut: case Op::kVuGet:
+      case Op::kVuWput: case Op::kVuPut: case Op::kVuGet: case Op::kVuWget:
       case Op::kVuMatvec16: case Op::kVuRow16: case Op::kVuAdd16: case Op::kVuMul16:
       case Op::kVuRmsnorm: case Op::kVuSilu: case Op::kVuRope: case Op::kVuAttend: case Op::kVuArgmax:
         if (!vector_unit_.execute(in.op, a, b, x[in.rd])) goto illegal;

@@ -265,7 +265,7 @@ class StreamGenerator {
       case 0:
       case 1: {
         Op put = pick(0, 1) ? Op::kBzPuta : Op::kBzPutb;
-        std::uint32_t first = random_word() & ~127u | static_cast<std::uint32_t>(pick(0, 127));
+        std::uint32_t first = (random_word() & ~127u) | static_cast<std::uint32_t>(pick(0, 127));
         for (std::uint32_t k = 0, count = static_cast<std::uint32_t>(pick(1, 10)); k < count; ++k) {
           append_load_immediate(item.instructions, index, first + k);
           append_load_immediate(item.instructions, value, random_word());

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "support/error.h"
+
 namespace rvformer::emulator {
 namespace {
 
@@ -171,8 +173,13 @@ std::span<const std::uint16_t, VectorUnit::kExp2Entries> VectorUnit::exp2_table(
 
 std::span<const std::uint16_t, VectorUnit::kReciprocalEntries> VectorUnit::reciprocal_table() { return kReciprocal; }
 
-VectorUnit::VectorUnit(bool present)
-    : weights_(present ? kWeightBytes : 0), activations_(present ? kActivationElements : 0) {}
+VectorUnit::VectorUnit(bool present, std::span<const std::uint8_t> weights)
+    : weights_(present ? kWeightBytes : 0), activations_(present ? kActivationElements : 0) {
+  if (!present && !weights.empty()) fail("the program's vector weight memory needs a map with the vector unit");
+  if (weights.size() > weights_.size())
+    fail("the program's vector weight memory ({} bytes) does not fit its {}-byte memory", weights.size(), kWeightBytes);
+  std::copy(weights.begin(), weights.end(), weights_.begin());
+}
 
 bool VectorUnit::in_activations(std::uint64_t first, std::uint64_t count) {
   return first + count <= kActivationElements;
@@ -198,6 +205,10 @@ bool VectorUnit::execute(Op op, std::uint32_t rs1, std::uint32_t rs2, std::uint3
     case Op::kVuGet:
       if (!in_activations(rs1, 1)) return false;
       rd = static_cast<std::uint32_t>(std::int32_t{activations_[rs1]});
+      return true;
+    case Op::kVuWget:
+      if (rs1 % 4 != 0 || !in_weights(rs1, 4)) return false;
+      rd = static_cast<std::uint32_t>(weight_word(rs1));
       return true;
     case Op::kVuMatvec16: return matvec(rs1, rs2);
     case Op::kVuRow16: return row16(rs1, rs2);

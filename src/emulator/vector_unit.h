@@ -10,13 +10,14 @@
 #include <vector>
 
 #include "isa/instruction_set.h"
+#include "program/memory_map.h"
 
 namespace rvformer::emulator {
 
 class VectorUnit {
  public:
-  static constexpr std::uint32_t kWeightBytes = 384 * 1024;          // WM, VU_WEIGHT_BYTES
-  static constexpr std::uint32_t kActivationElements = 192 * 1024;  // AM, VU_ACTIVATION_ELEMENTS
+  static constexpr std::uint32_t kWeightBytes = program::kVectorWeightBytes;                // WM
+  static constexpr std::uint32_t kActivationElements = program::kVectorActivationElements;  // AM
   // The configuration registers, numbered as the funct7 of the vu.set* that writes them.
   enum Register : int { kVl, kCols, kSrc, kAux, kHs };
   static constexpr int kRegisterCount = 5;
@@ -28,11 +29,12 @@ class VectorUnit {
   static std::span<const std::uint16_t, kExp2Entries> exp2_table();
   static std::span<const std::uint16_t, kReciprocalEntries> reciprocal_table();
 
-  // Without the unit (`present` false) the memories are empty and every vu.* is illegal.
-  explicit VectorUnit(bool present);
+  // Without the unit (`present` false) the memories are empty and every vu.* is illegal. WM starts
+  // with `weights` (the program image's), then zeros; AM and the registers with zeros.
+  VectorUnit(bool present, std::span<const std::uint8_t> weights);
 
-  // Executes the vu.* instruction `op` whose rs1 and rs2 hold `rs1` and `rs2`; vu.get and vu.argmax
-  // set `rd`. False when an operand is out of range: the instruction is illegal and changed nothing.
+  // Executes the vu.* instruction `op` whose rs1 and rs2 hold `rs1` and `rs2`; vu.get, vu.wget and
+  // vu.argmax set `rd`. False when an operand is out of range: the instruction is illegal and changed nothing.
   bool execute(isa::Op op, std::uint32_t rs1, std::uint32_t rs2, std::uint32_t& rd);
 
   std::span<const std::uint8_t> weights() const { return weights_; }

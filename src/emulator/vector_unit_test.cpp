@@ -27,6 +27,7 @@
 #include "isa/instruction_set.h"
 #include "isa/trap.h"
 #include "program/machine_spec.h"
+#include "support/error.h"
 
 extern "C" {
 #include "story_ops.h"
@@ -132,6 +133,13 @@ class VectorProgram {
     return *this;
   }
 
+  // WM's image: `bytes` from byte 0 when the program starts.
+  VectorProgram& image_weights(const std::vector<std::uint8_t>& bytes) {
+    image_weights_ = bytes;
+    std::ranges::copy(bytes, weights_.begin());
+    return *this;
+  }
+
   // One WM word by vu.wput from registers.
   VectorProgram& wput(std::uint32_t address, std::uint32_t word) {
     li(kT0, word).li(kA0, address).add(word_of(Op::kVuWput, 0, kA0, kT0));
@@ -156,6 +164,7 @@ class VectorProgram {
     words.push_back(word_of(Op::kSw, 0, kT0, kZero));
     image.code = bytes_of(words);
     image.rodata = rodata_;
+    image.weights = image_weights_;
     image.entry = map.code.base;
     return image;
   }
@@ -208,6 +217,7 @@ class VectorProgram {
 
   std::vector<std::uint32_t> code_;
   std::vector<std::uint8_t> rodata_;
+  std::vector<std::uint8_t> image_weights_;
   std::vector<std::uint8_t> weights_;
   std::vector<std::int16_t> activations_;
   std::uint32_t last_op_pc_ = 0;
@@ -840,6 +850,50 @@ TEST(VectorUnit, WordsAndElementsRoundTrip) {
   EXPECT_EQ(emulator.reg(kZero), 0u);
 }
 
+// WM starts with the image's bytes (any length; zeros after them), which the operations read and
+// vu.wget returns word by word, as it returns what vu.wput wrote.
+TEST(VectorUnit, TheImageFillsTheWeightMemoryAndVuWgetReadsIt) {
+  std::mt19937 random(1250);
+  VectorProgram program;
+  constexpr std::uint32_t kRows = 8, kCols = 12;
+  std::vector<std::uint8_t> image = bytes_of(random_pairs(kRows, random));
+  for (std::uint32_t i = 0; i < kRows * kCols + 3; ++i) image.push_back(static_cast<std::uint8_t>(random()));
+  program.image_weights(image);
+  const std::vector<std::int16_t> x = random_vector(kCols, random);
+  program.put_activations(0, x);
+  program.set(Op::kVuSetvl, kRows).set(Op::kVuSetcols, kCols).set(Op::kVuSetsrc, 0).op(Op::kVuMatvec16, 100, 0);
+  std::vector<std::int16_t> expected(kRows);
+  const std::vector<StoryRequant> pairs = program.matrix_pairs(0, kRows);
+  story_matvec16(expected.data(), program.matrix_weights(0, kRows), pairs.data(), x.data(), kRows, kCols);
+  program.write_activations(100, expected);
+  program.wput(kWeightBytes - 4, static_cast<std::uint32_t>(random()));
+  const auto last = static_cast<std::uint32_t>(image.size() / 4 * 4);  // the image's last, partial word
+  const std::uint32_t addresses[] = {0, 4, 8 * kRows, last, last + 4, kWeightBytes - 8, kWeightBytes - 4};
+  const std::uint32_t ram = kEmulatorVectorMap.ram.base;
+  for (std::size_t i = 0; i < std::size(addresses); ++i) {
+    program.li(kA0, addresses[i]).add(word_of(Op::kVuWget, kT1, kA0, 0));
+    program.li(kS0, ram + 4 * static_cast<std::uint32_t>(i)).add(word_of(Op::kSw, 0, kS0, kT1));
+  }
+  Emulator emulator = program.run();
+  EXPECT_TRUE(same_memories(emulator, program));
+  for (std::size_t i = 0; i < std::size(addresses); ++i) {
+    std::uint32_t word;
+    std::memcpy(&word, program.weights().data() + addresses[i], 4);
+    EXPECT_EQ(emulator.read_word(ram + 4 * static_cast<std::uint32_t>(i)), word) << addresses[i];
+  }
+}
+
+// An image whose weight memory does not fit, or on a map without the unit, is refused with one line.
+TEST(VectorUnit, AnImageTooLargeForTheWeightMemoryIsRefused) {
+  VectorProgram program;
+  program.image_weights(std::vector<std::uint8_t>(kWeightBytes, 1));
+  EXPECT_NO_THROW(Emulator{program.image()});
+  program::ProgramImage image = program.image();
+  image.weights.push_back(0);
+  EXPECT_THROW(Emulator{image}, Error);
+  EXPECT_THROW(Emulator{program.image(program::kRvformerMap)}, Error);
+}
+
 // Operands that reach the last byte of WM or the last element of AM, and the largest counts.
 TEST(VectorUnit, OperandsReachingTheEndsOfTheMemoriesAreLegal) {
   std::mt19937 random(1300);
@@ -913,6 +967,9 @@ const IllegalCase kIllegalCases[] = {
     {"vu.wput past WM", [](VectorProgram& p) { p.op(Op::kVuWput, kWeightBytes, 7); }},
     {"vu.wput at the last address", [](VectorProgram& p) { p.op(Op::kVuWput, 0xFFFFFFFC, 7); }},
     {"vu.put past AM", [](VectorProgram& p) { p.op(Op::kVuPut, kEnd, 7); }},
+    {"vu.wget at an address that is not a multiple of 4", [](VectorProgram& p) { p.op(Op::kVuWget, 6, 0, kT1); }},
+    {"vu.wget past WM", [](VectorProgram& p) { p.op(Op::kVuWget, kWeightBytes, 0, kT1); }},
+    {"vu.wget at the last address", [](VectorProgram& p) { p.op(Op::kVuWget, 0xFFFFFFFC, 0, kT1); }},
     {"vu.get past AM", [](VectorProgram& p) { p.op(Op::kVuGet, kEnd, 0, kT1); }},
     {"vu.matvec16 with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuMatvec16, 100, 0); }},
     {"vu.matvec16 with VL 4097", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4097).op(Op::kVuMatvec16, 100, 0); }},

@@ -52,6 +52,7 @@ const KnownEncoding kVectorUnit[] = {
     {0x00b5102b, {Op::kVuWput, 0, 10, 11, 0}, "vu.wput a0, a1"},
     {0x02d6102b, {Op::kVuPut, 0, 12, 13, 0}, "vu.put a2, a3"},
     {0x0405952b, {Op::kVuGet, 10, 11, 0, 0}, "vu.get a0, a1"},
+    {0x0605952b, {Op::kVuWget, 10, 11, 0, 0}, "vu.wget a0, a1"},
     {0x00b5202b, {Op::kVuMatvec16, 0, 10, 11, 0}, "vu.matvec16 a0, a1"},
     {0x0473202b, {Op::kVuRow16, 0, 6, 7, 0}, "vu.row16 t1, t2"},
     {0x06f7202b, {Op::kVuAdd16, 0, 14, 15, 0}, "vu.add16 a4, a5"},
@@ -107,7 +108,7 @@ TEST(InstructionSet, VectorUnitWordsWithAnUnusedFieldSetAreIllegal) {
   }
   // funct7 values past the last register and operation, and funct3 values past 3; funct7 1 of the
   // operations is unused.
-  for (std::uint32_t word : {0x0a05002bu, 0x0605102bu, 0x1205202bu, 0x0205b52bu, 0x0005402bu, 0x0005702bu, 0x0339202bu})
+  for (std::uint32_t word : {0x0a05002bu, 0x0805102bu, 0x1205202bu, 0x0205b52bu, 0x0005402bu, 0x0005702bu, 0x0339202bu})
     EXPECT_EQ(decode(word).op, Op::kIllegal) << std::hex << word;
 }
 

@@ -44,6 +44,11 @@ struct MemoryMap {
   bool vector_unit = false;
 };
 
+// The vector unit's memories: WM in bytes (runtime/rvformer_vector.h's VU_WEIGHT_BYTES), which a
+// program image may fill, and AM in int16 elements (VU_ACTIVATION_ELEMENTS).
+inline constexpr std::uint32_t kVectorWeightBytes = 384 * 1024;
+inline constexpr std::uint32_t kVectorActivationElements = 192 * 1024;
+
 // QEMU virt: RAM from 0x80000000, NS16550 UART transmit register at 0x10000000, sifive_test
 // finisher at 0x100000. The regions keep the sizes of the rvformer map.
 inline constexpr MemoryMap kQemuVirtMap{

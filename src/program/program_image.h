@@ -16,6 +16,9 @@ struct ProgramImage {
   std::vector<std::uint8_t> code;    // code ROM; a multiple of 4 bytes
   std::vector<std::uint8_t> rodata;  // read-only data
   std::vector<std::uint8_t> ram;     // RAM (usually empty: crt0 initialises RAM itself)
+  // The vector unit's weight memory WM from byte 0 (docs/vector-unit.md): data the program reads
+  // with vu.* instructions, such as a model's weights; only for a map with the unit.
+  std::vector<std::uint8_t> weights;
   std::uint32_t entry = 0;           // inside `code`, 4-byte aligned
 };
 

@@ -1,8 +1,9 @@
 // story/story_firmware_test.cpp — the story firmware (firmware/story/) on the golden emulator, in
 // both builds: the plain RV32IM build on emulator-1m and the vector unit's build on emulator-vector.
 // Each gives the host reference's ids and text for the first 16 tokens, from BOS and with a prompt;
-// the two builds print the same; malformed blobs get the same one-line errors from both; a model
-// too big for the unit's memories is refused by the vector build with one line.
+// the two builds print the same; malformed blobs get one-line errors, the same from both builds for
+// the faults both can see; a model too big for the unit's memories is refused by the vector build
+// with one line.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -11,9 +12,11 @@
 
 #include "emulator/emulator.h"
 #include "program/machine_spec.h"
-#include "story/firmware_request.h"
+#include "story/firmware_launch.h"
 #include "story/quantiser.h"
 #include "story/reference.h"
+#include "story_model.h"
+#include "support/error.h"
 #include "toolchain/program_loader.h"
 
 namespace rvformer::story {
@@ -43,9 +46,9 @@ struct FirmwareRun {
   std::uint64_t instructions = 0;
 };
 
-FirmwareRun run_firmware(const program::ProgramImage& firmware, const std::string& input) {
-  emulator::Emulator machine(firmware);
-  machine.set_input(emulator::text_input(input));
+FirmwareRun run_firmware(const FirmwareLaunch& launch) {
+  emulator::Emulator machine(launch.image);
+  machine.set_input(emulator::text_input(launch.input));
   FirmwareRun run;
   emulator::RunResult result =
       machine.run(2'000'000'000, [&](std::uint8_t c) { run.output.push_back(static_cast<char>(c)); });
@@ -80,16 +83,18 @@ std::vector<std::uint8_t> with_checksum(std::vector<std::uint8_t> bytes) {
   return bytes;
 }
 
-std::string request(const std::vector<std::uint8_t>& model) {
-  return firmware_request(model, kSteps, StoryOutput::kStory, "");
+// The firmware run on `model`, asked for kSteps tokens after `prompt`.
+FirmwareRun run_story(const program::ProgramImage& firmware, const std::vector<std::uint8_t>& model,
+                      StoryOutput output = StoryOutput::kStory, const std::string& prompt = "") {
+  return run_firmware(firmware_launch(firmware, model, kSteps, output, prompt));
 }
 
 // The blob's header words (story_model.h).
 enum HeaderWord { kDim = 1, kHiddenDim, kLayers, kHeads, kKvHeads, kVocabSize, kSeqLen, kEpsTerm, kPayloadBytes };
 
-// stories260K's header with another number of layers, the payload grown to hold them: only the
-// header is sent, which is all the vector build needs to see that the model does not fit.
-std::string header_with_layers(std::uint32_t layers) {
+// stories260K's header with another number of layers, the payload grown to hold them: the header
+// alone is all the vector build needs to see that the model does not fit.
+std::vector<std::uint8_t> header_with_layers(std::uint32_t layers) {
   const std::vector<std::uint8_t>& model = blob();
   const std::uint32_t dim = word_at(model, 4 * kDim), hidden = word_at(model, 4 * kHiddenDim);
   const std::uint32_t kv_dim = dim / word_at(model, 4 * kHeads) * word_at(model, 4 * kKvHeads);
@@ -99,13 +104,13 @@ std::string header_with_layers(std::uint32_t layers) {
   const std::uint32_t extra = (layers - word_at(model, 4 * kLayers)) * layer_bytes;
   set_word(header, 4 * kLayers, layers);
   set_word(header, 4 * kPayloadBytes, word_at(model, 4 * kPayloadBytes) + extra);
-  return std::string(header.begin(), header.end());
+  return header;
 }
 
 // The firmware's ids for the first kSteps tokens after `prompt` are the host reference's.
 void expect_reference_ids(const program::ProgramImage& firmware, const std::string& prompt) {
   ReferenceStory reference(blob());
-  FirmwareRun run = run_firmware(firmware, firmware_request(blob(), kSteps, StoryOutput::kIds, prompt));
+  FirmwareRun run = run_story(firmware, blob(), StoryOutput::kIds, prompt);
   ASSERT_TRUE(run.exited) << run.output;
   EXPECT_EQ(run.exit_code, 0u) << run.output;
   const std::vector<int> start = prompt.empty() ? std::vector<int>{1} : reference.encode(prompt);
@@ -117,8 +122,7 @@ TEST(StoryFirmware, GivesTheReferenceIds) { expect_reference_ids(plain_firmware(
 TEST(StoryFirmware, PrintsThePromptAndTheStoryWithTheirCount) {
   ReferenceStory reference(blob());
   const std::string prompt = "Once upon a time";
-  FirmwareRun run =
-      run_firmware(plain_firmware(), firmware_request(blob(), kSteps, StoryOutput::kStoryAndCount, prompt));
+  FirmwareRun run = run_story(plain_firmware(), blob(), StoryOutput::kStoryAndCount, prompt);
   ASSERT_TRUE(run.exited) << run.output;
   StoryRun expected = reference.generate(reference.encode(prompt), kSteps);
   EXPECT_EQ(run.output,
@@ -133,9 +137,8 @@ TEST(StoryVectorFirmware, GivesTheReferenceIdsAfterAPrompt) { expect_reference_i
 // The same ids and text from both builds; they differ only in the instructions that make them.
 TEST(StoryVectorFirmware, PrintsWhatThePlainBuildPrints) {
   for (StoryOutput output : {StoryOutput::kIds, StoryOutput::kStoryAndCount}) {
-    const std::string input = firmware_request(blob(), kSteps, output, "Once upon a time");
-    FirmwareRun vector = run_firmware(vector_firmware(), input);
-    FirmwareRun plain = run_firmware(plain_firmware(), input);
+    FirmwareRun vector = run_story(vector_firmware(), blob(), output, "Once upon a time");
+    FirmwareRun plain = run_story(plain_firmware(), blob(), output, "Once upon a time");
     ASSERT_TRUE(vector.exited && plain.exited) << vector.output << plain.output;
     EXPECT_EQ(vector.output, plain.output);
     EXPECT_EQ(vector.exit_code, 0u);
@@ -143,58 +146,72 @@ TEST(StoryVectorFirmware, PrintsWhatThePlainBuildPrints) {
   }
 }
 
-TEST(StoryFirmware, BothBuildsRejectMalformedBlobsWithTheSameLine) {
-  const std::string whole = request(blob());
-  std::vector<std::uint8_t> bad_magic = blob();
+// Blobs that are wrong in their header, their requantisation pairs or their length and checksum.
+struct MalformedBlob {
+  std::vector<std::uint8_t> bytes;
+  std::string line;
+  bool in_a_stream_only;  // a fault only the plain build, which reads the blob as a stream, sees
+};
+
+std::vector<MalformedBlob> malformed_blobs() {
+  const std::vector<std::uint8_t>& whole = blob();
+  std::vector<std::uint8_t> bad_magic = whole;
   bad_magic[0] ^= 1;
-  std::vector<std::uint8_t> bad_dims = blob();
+  std::vector<std::uint8_t> bad_dims = whole;
   bad_dims[4 * kHeads] = 3;  // 3 heads do not divide dim 64
-  std::vector<std::uint8_t> corrupt_weights = blob();
+  std::vector<std::uint8_t> corrupt_weights = whole;
   corrupt_weights[corrupt_weights.size() / 2] ^= 0x40;
-  std::vector<std::uint8_t> corrupt_vocabulary = blob();
+  std::vector<std::uint8_t> corrupt_vocabulary = whole;
   corrupt_vocabulary[corrupt_vocabulary.size() - 20] ^= 0x40;
   // A zero shift, and a multiplier wider than 8 bits, in the first layer's wq, after the embedding's
   // pairs and rows.
-  const std::uint32_t vocab = word_at(blob(), 4 * kVocabSize), dim = word_at(blob(), 4 * kDim);
+  const std::uint32_t vocab = word_at(whole, 4 * kVocabSize), dim = word_at(whole, 4 * kDim);
   const std::uint32_t first_pair = 40 + 8 * vocab + vocab * dim;
-  std::vector<std::uint8_t> bad_shift = blob();
+  std::vector<std::uint8_t> bad_shift = whole;
   set_word(bad_shift, first_pair + 4, 0);
-  std::vector<std::uint8_t> bad_multiplier = blob();
+  std::vector<std::uint8_t> bad_multiplier = whole;
   set_word(bad_multiplier, first_pair, 256);
-  const struct {
-    std::string input;
-    std::string line;
-  } cases[] = {
-      {whole.substr(0, whole.size() / 2), "story model blob is truncated"},
-      {whole.substr(0, 20), "story model blob is truncated (header)"},
-      {request(bad_magic), "not a story model blob (bad magic)"},
-      {request(bad_dims), "story model blob has unsupported dimensions"},
-      {request(corrupt_weights), "story model blob is corrupt (checksum mismatch)"},
-      {request(corrupt_vocabulary), "story model blob is corrupt (checksum mismatch)"},
-      {request(with_checksum(bad_shift)), "story model blob has bad requantisation parameters"},
-      {request(with_checksum(bad_multiplier)), "story model blob has bad requantisation parameters"},
+  return {
+      {std::vector<std::uint8_t>(whole.begin(), whole.begin() + whole.size() / 2), "story model blob is truncated", true},
+      {std::vector<std::uint8_t>(whole.begin(), whole.begin() + 20), "story model blob is truncated (header)", true},
+      {{}, "story model blob is truncated (header)", true},
+      {bad_magic, "not a story model blob (bad magic)", false},
+      {bad_dims, "story model blob has unsupported dimensions", false},
+      {corrupt_weights, "story model blob is corrupt (checksum mismatch)", true},
+      {corrupt_vocabulary, "story model blob is corrupt (checksum mismatch)", true},
+      {with_checksum(bad_shift), STORY_BAD_REQUANT, false},
+      {with_checksum(bad_multiplier), STORY_BAD_REQUANT, false},
   };
-  for (const auto& [input, line] : cases) {
-    for (const program::ProgramImage* firmware : {&plain_firmware(), &vector_firmware()}) {
-      FirmwareRun run = run_firmware(*firmware, input);
-      EXPECT_TRUE(run.exited) << firmware->map.name << ": " << line;
-      EXPECT_EQ(run.exit_code, 1u) << firmware->map.name << ": " << line;
-      EXPECT_EQ(run.output, "error: " + line + "\n") << firmware->map.name;
-    }
-  }
+}
+
+void expect_refused(const FirmwareRun& run, const std::string& line, const std::string& build) {
+  EXPECT_TRUE(run.exited) << build << ": " << line;
+  EXPECT_EQ(run.exit_code, 1u) << build << ": " << line;
+  EXPECT_EQ(run.output, "error: " + line + "\n") << build;
+}
+
+TEST(StoryFirmware, RejectsMalformedBlobsWithOneLine) {
+  for (const MalformedBlob& malformed : malformed_blobs())
+    expect_refused(run_story(plain_firmware(), malformed.bytes), malformed.line, "plain");
+}
+
+// The vector build reads its blob from the weight memory, whose image cannot be cut short or
+// garbled in transit: it checks the header, the requantisation pairs and the vocabulary, with the
+// plain build's lines; an empty weight memory is named as such.
+TEST(StoryVectorFirmware, RejectsMalformedBlobsInItsWeightMemoryWithThePlainBuildsLine) {
+  for (const MalformedBlob& malformed : malformed_blobs())
+    if (!malformed.in_a_stream_only) expect_refused(run_story(vector_firmware(), malformed.bytes), malformed.line, "vector");
+  expect_refused(run_story(vector_firmware(), {}), "the vector unit's weight memory holds no story model blob", "vector");
 }
 
 // stories260K's 5 layers fit; 6 fit the weight memory but not their KV cache in the activation
-// memory, 7 not even the weight memory.
+// memory, 7 not even the weight memory, whose image then cannot hold the blob either.
 TEST(StoryVectorFirmware, RefusesAModelTooBigForTheUnitsMemories) {
-  FirmwareRun state = run_firmware(vector_firmware(), header_with_layers(6));
-  EXPECT_EQ(state.exit_code, 1u);
-  EXPECT_EQ(state.output,
-            "error: the story model's state does not fit in the vector unit's activation memory (196,608 elements)\n");
-  FirmwareRun weights = run_firmware(vector_firmware(), header_with_layers(7));
-  EXPECT_EQ(weights.exit_code, 1u);
-  EXPECT_EQ(weights.output,
-            "error: the story model's weights do not fit in the vector unit's weight memory (384 KiB)\n");
+  expect_refused(run_story(vector_firmware(), header_with_layers(6)),
+                 "the story model's state does not fit in the vector unit's activation memory (196,608 elements)", "vector");
+  expect_refused(run_story(vector_firmware(), header_with_layers(7)), STORY_BLOB_TOO_BIG_FOR_WM, "vector");
+  std::vector<std::uint8_t> too_big(program::kVectorWeightBytes + 4, 0);
+  EXPECT_THROW(firmware_launch(vector_firmware(), too_big, kSteps, StoryOutput::kStory, ""), Error);
 }
 
 }  // namespace
