@@ -24,7 +24,8 @@
  *             then int8 weights [rows][cols] at m + 8 * rows (the story blob's matrix layout);
  *             requantisation as story_requant13/32: a multiplier outside [0, 255] or a shift
  *             outside [1, 62] is out of range.
- *   activations are int16 elements; the operations' outputs are 13-bit values (sat13 in story_ops.h).
+ *   activations are int16 elements holding 13-bit values (−4096..4095): the operations' outputs
+ *             are saturated to them (sat13 in story_ops.h) and vu_put takes no other.
  *   int32 vectors in AM are pairs: element i at a + 2i (bits 15..0) and a + 2i + 1 (bits 31..16).
  *
  * Every function is volatile with a "memory" clobber: the unit's state changes under them.
@@ -57,7 +58,7 @@ static inline void vu_wput(uint32_t address, uint32_t word) {
     __asm__ volatile(".insn r 0x2B, 1, 0, zero, %0, %1" : : "r"(address), "r"(word) : "memory");
 }
 
-/* funct3 1, funct7 1 — vu.put rs1, rs2: AM[rs1] = the low 16 bits of rs2. */
+/* funct3 1, funct7 1 — vu.put rs1, rs2: AM[rs1] = rs2, a 13-bit value (−4096..4095, else out of range). */
 static inline void vu_put(uint32_t element, int32_t value) {
     __asm__ volatile(".insn r 0x2B, 1, 1, zero, %0, %1" : : "r"(element), "r"(value) : "memory");
 }

@@ -45,6 +45,9 @@ std::int64_t round_shift(std::int64_t value, int shift) {
   return (value + (std::int64_t{1} << (shift - 1))) >> shift;
 }
 
+// Whether a value is one an AM element holds: 13 bits.
+bool is_element(std::int32_t value) { return value >= kActivationLow && value <= kActivationHigh; }
+
 // The header's sat13: an activation clamped to 13 bits.
 std::int16_t to_activation(std::int64_t value) {
   return static_cast<std::int16_t>(std::clamp(value, kActivationLow, kActivationHigh));
@@ -199,7 +202,7 @@ bool VectorUnit::execute(Op op, std::uint32_t rs1, std::uint32_t rs2, std::uint3
       return true;
     case Op::kVuWput: return put_weight_word(rs1, rs2);
     case Op::kVuPut:
-      if (!in_activations(rs1, 1)) return false;
+      if (!in_activations(rs1, 1) || !is_element(static_cast<std::int32_t>(rs2))) return false;
       activations_[rs1] = static_cast<std::int16_t>(rs2);
       return true;
     case Op::kVuGet:

@@ -120,7 +120,7 @@ class VectorProgram {
     return *this;
   }
   // `count` AM elements from `element`, each the top `bits` + 1 bits of a xorshift32 word from
-  // `seed` on (values in [−2^bits, 2^bits), bits <= 15), made by the program itself.
+  // `seed` on (values in [−2^bits, 2^bits), bits <= 12: 13-bit values), made by the program itself.
   VectorProgram& random_activations(std::uint32_t element, std::uint32_t count, std::uint32_t seed, int bits) {
     li(kT0, seed).li(kS1, element).li(kS2, element + count);
     next_random_in_t0();
@@ -245,18 +245,22 @@ class VectorProgram {
   return ::testing::AssertionFailure() << differences << " differences:" << first;
 }
 
-std::int16_t random_int16(std::mt19937& random) {
-  static constexpr std::int16_t kEdges[] = {-32768, -32767, 32767, 0, 1, -1};
+// The 13-bit values an AM element holds.
+constexpr std::int16_t kElementMin = -4096, kElementMax = 4095;
+
+std::int16_t random_element(std::mt19937& random) {
+  static constexpr std::int16_t kEdges[] = {kElementMin, kElementMin + 1, kElementMax, 0, 1, -1};
   if (random() % 8 == 0) return kEdges[random() % std::size(kEdges)];
-  return static_cast<std::int16_t>(random());
+  return static_cast<std::int16_t>(static_cast<std::int32_t>(random() % 8192) + kElementMin);
 }
 
-// Values in [-limit, limit], with the edges of int16 among them when limit is the largest.
-std::vector<std::int16_t> random_vector(std::uint32_t n, std::mt19937& random, std::int32_t limit = 32768) {
+// Values in [-limit, limit], or any 13-bit values with their edges among them when limit is 4096
+// or more.
+std::vector<std::int16_t> random_vector(std::uint32_t n, std::mt19937& random, std::int32_t limit = 4096) {
   std::vector<std::int16_t> values(n);
   for (std::int16_t& value : values) {
-    if (limit >= 32768) {
-      value = random_int16(random);
+    if (limit >= 4096) {
+      value = random_element(random);
     } else {
       value = static_cast<std::int16_t>(static_cast<std::int32_t>(random() % (2 * limit + 1)) - limit);
     }
@@ -340,7 +344,7 @@ TEST(VectorUnit, RequantisationMatchesForEveryMultiplierAndShift) {
   check_matvec({rows, 96}, 0, 301, pairs);
 }
 
-// The largest sums a row can make: 512 weights of ±127 or −128 times inputs of ±32767 or −32768.
+// The largest sums a row can make: 512 weights of ±127 or −128 times inputs of 4095 or −4096.
 TEST(VectorUnit, MatvecSumsOfTheLargestMagnitude) {
   VectorProgram program;
   constexpr std::uint32_t kCols = 512;
@@ -350,8 +354,8 @@ TEST(VectorUnit, MatvecSumsOfTheLargestMagnitude) {
     weights.insert(weights.end(), kCols, value);
   program.put_weights(0, bytes_of(pairs));
   program.put_weights(8 * 4, bytes_of(weights));
-  std::vector<std::int16_t> x(kCols, 32767);
-  x[0] = -32768;  // −128 · −32768 once: the sum stays below 2^31
+  std::vector<std::int16_t> x(kCols, kElementMax);
+  x[0] = kElementMin;  // −128 · −4096 once
   program.put_activations(0, x);
   program.set(Op::kVuSetvl, 4).set(Op::kVuSetcols, kCols).set(Op::kVuSetsrc, 0);
   program.op(Op::kVuMatvec16, 1000, 0);
@@ -387,8 +391,8 @@ TEST(VectorUnit, Add16SaturatesLikeTheReference) {
   for (std::uint32_t n : {1u, 2u, 100u, 4096u}) {
     VectorProgram program;
     std::vector<std::int16_t> x = random_vector(n, random), y = random_vector(n, random);
-    x[0] = 32767, y[0] = 1;  // both saturations and an exact sum
-    if (n > 2) x[1] = -32768, y[1] = -1, x[2] = -32768, y[2] = 32767;
+    x[0] = kElementMax, y[0] = 1;  // both saturations and an exact sum
+    if (n > 2) x[1] = kElementMin, y[1] = -1, x[2] = kElementMin, y[2] = kElementMax;
     program.put_activations(10, x).put_activations(20000, y);
     program.set(Op::kVuSetvl, n).op(Op::kVuAdd16, 10, 20000);
     story_add16(x.data(), y.data(), static_cast<int>(n));
@@ -404,8 +408,8 @@ TEST(VectorUnit, Mul16MatchesTheReferenceAtEveryShift) {
   for (std::uint32_t shift = 1; shift <= 30; ++shift) {
     const std::uint32_t a = 100 * shift, b = 5000 + 100 * shift;
     std::vector<std::int16_t> x = random_vector(kN, random), y = random_vector(kN, random);
-    x[0] = -32768, y[0] = -32768;  // the largest product, 2^30
-    x[1] = -32768, y[1] = 32767;
+    x[0] = kElementMin, y[0] = kElementMin;  // the largest product, 2^24
+    x[1] = kElementMin, y[1] = kElementMax;
     program.put_activations(a, x).put_activations(b, y);
     program.set(Op::kVuSetvl, kN).set(Op::kVuSetaux, shift).op(Op::kVuMul16, a, b);
     std::vector<std::int16_t> out(kN);
@@ -421,7 +425,7 @@ TEST(VectorUnit, RmsnormMatchesTheReference) {
   std::uint32_t at = 0;
   for (std::uint32_t n : {1u, 2u, 3u, 7u, 64u, 100u, 172u, 511u, 512u}) {
     for (std::uint32_t eps : {0u, 1u, 1000u, 1u << 30, 0xFFFFFFFFu}) {
-      for (std::int32_t limit : {0, 3, 1024, 32768}) {
+      for (std::int32_t limit : {0, 3, 1024, 4096}) {
         const std::vector<std::int16_t> x = random_vector(n, random, limit);
         const std::uint32_t out = at + n;
         program.put_activations(at, x).set(Op::kVuSetvl, n).set(Op::kVuSetaux, eps).op(Op::kVuRmsnorm, out, at);
@@ -467,8 +471,9 @@ TEST(VectorUnit, RmsnormReachesEveryBucketAndTheCeiling) {
       const std::uint32_t n = std::array{1u, 2u, 5u, 64u}[random() % 4];
       // Inputs whose part of the mean square is at most mean_square, the first the largest.
       const auto limit = static_cast<std::int32_t>(std::sqrt(static_cast<double>(mean_square / n)));
-      std::vector<std::int16_t> x = random_vector(n, random, std::min(limit, 32767));
-      x[0] = static_cast<std::int16_t>(random() % 2 == 0 ? std::min(limit, 32767) : -std::min(limit, 32767));
+      std::vector<std::int16_t> x = random_vector(n, random, std::min<std::int32_t>(limit, kElementMax));
+      const std::int32_t largest = std::min<std::int32_t>(limit, kElementMax);
+      x[0] = static_cast<std::int16_t>(random() % 2 == 0 ? largest : -largest);
       norm(x, static_cast<std::uint32_t>(mean_square - scaled_square_sum(x)));
     }
   }
@@ -478,10 +483,10 @@ TEST(VectorUnit, RmsnormReachesEveryBucketAndTheCeiling) {
     for (std::uint32_t mean_square : {kCeiling - 1, kCeiling, kCeiling + 1, (1u << 28) - 1, 1u << 28})
       norm({value}, mean_square - square);
   }
-  norm({-32768}, 0);  // the largest square, 2^30 itself
-  norm({-32768}, 1);
-  norm(std::vector<std::int16_t>(512, 32767), kCeiling);
-  norm({32767, -32768}, 0xFFFFFFFF);
+  norm({kElementMin}, 0);  // the largest square, 2^24
+  norm({kElementMin}, 1);
+  norm(std::vector<std::int16_t>(512, kElementMax), kCeiling);
+  norm({kElementMax, kElementMin}, 0xFFFFFFFF);
   norm(random_vector(512, random, 22), 0);  // every square below 2^9 = 512: the sum 0, taken as 1
   norm({1}, 0);
   norm({-1, 1, 2}, 0);  // small sums saturate the output
@@ -504,18 +509,18 @@ TEST(VectorUnit, TablesEqualTheReferenceConstants) {
     EXPECT_EQ(VectorUnit::reciprocal_table()[j], STORY_RECIP[j]) << "reciprocal of bucket " << j;
 }
 
-// Every int16 input: the program puts −32768..32767 into AM and applies vu.silu 4096 at a time.
-TEST(VectorUnit, SiluMatchesTheReferenceOnEveryInt16) {
+// Every element value: the program puts −4096..4095 into AM and applies vu.silu 4096 at a time.
+TEST(VectorUnit, SiluMatchesTheReferenceOnEveryElementValue) {
   VectorProgram program;
-  program.li(kS1, 0).li(kT0, static_cast<std::uint32_t>(-32768)).li(kS2, 65536);
+  program.li(kS1, 0).li(kT0, static_cast<std::uint32_t>(std::int32_t{kElementMin})).li(kS2, 8192);
   program.add(word_of(Op::kVuPut, 0, kS1, kT0)).add(word_of(Op::kAddi, kS1, kS1, 0, 1));
   program.add(word_of(Op::kAddi, kT0, kT0, 0, 1)).add(word_of(Op::kBne, 0, kS1, kS2, -12));
-  std::vector<std::int16_t> every(65536);
-  for (std::int32_t i = 0; i < 65536; ++i) every[i] = static_cast<std::int16_t>(i - 32768);
+  std::vector<std::int16_t> every(8192);
+  for (std::int32_t i = 0; i < 8192; ++i) every[i] = static_cast<std::int16_t>(i + kElementMin);
   program.set(Op::kVuSetvl, 4096);
-  for (std::uint32_t first = 0; first < 65536; first += 4096) program.op(Op::kVuSilu, first);
-  std::vector<std::int16_t> expected(65536);
-  story_silu(expected.data(), every.data(), 65536);
+  for (std::uint32_t first = 0; first < 8192; first += 4096) program.op(Op::kVuSilu, first);
+  std::vector<std::int16_t> expected(8192);
+  story_silu(expected.data(), every.data(), 8192);
   program.write_activations(0, expected);
   EXPECT_TRUE(same_memories(program.run(), program));
 }
@@ -546,15 +551,15 @@ TEST(VectorUnit, RopeMatchesTheReference) {
   }
 }
 
-// Every pair of int16 extremes rotated by table entries at the extremes: a·sin + b·cos reaches 2^31
-// when all four are −32768, which an int32 sum would wrap.
-TEST(VectorUnit, RopeOfTheInt16ExtremesMatchesTheReference) {
-  const std::vector<std::int16_t> extremes = {-32768, -32767, -1, 0, 1, 32767};
-  for (std::int16_t cos : extremes)
-    for (std::int16_t sin : extremes) {
+// Every pair of extreme elements rotated by table entries at the int16 extremes.
+TEST(VectorUnit, RopeOfTheExtremesMatchesTheReference) {
+  const std::vector<std::int16_t> table_extremes = {-32768, -32767, -1, 0, 1, 32767};
+  const std::vector<std::int16_t> element_extremes = {kElementMin, kElementMin + 1, -1, 0, 1, kElementMax};
+  for (std::int16_t cos : table_extremes)
+    for (std::int16_t sin : table_extremes) {
       std::vector<std::int16_t> x;
-      for (std::int16_t a : extremes)
-        for (std::int16_t b : extremes) x.insert(x.end(), {a, b});
+      for (std::int16_t a : element_extremes)
+        for (std::int16_t b : element_extremes) x.insert(x.end(), {a, b});
       VectorProgram program;
       program.put_table(0, {cos, 0}).put_table(4, {sin, 0}).put_activations(0, x);
       const auto n = static_cast<std::uint32_t>(x.size());
@@ -582,7 +587,7 @@ void check_attention(const AttentionCase& c, std::uint32_t seed) {
   const std::uint32_t cache_elements = (positions - 1) * c.stride + c.head_size;
   const std::uint32_t keys = 0, values = cache_elements, q = 2 * cache_elements, first_out = q + c.head_size;
   program.random_activations(keys, cache_elements, static_cast<std::uint32_t>(random()) | 1, c.bits);
-  program.random_activations(values, cache_elements, static_cast<std::uint32_t>(random()) | 1, 15);
+  program.random_activations(values, cache_elements, static_cast<std::uint32_t>(random()) | 1, 12);
   program.put_activations(q, random_vector(c.head_size, random, std::int32_t{1} << c.bits));
   program.set(Op::kVuSetcols, c.stride).set(Op::kVuSeths, c.head_size);
   program.set(Op::kVuSetsrc, keys).set(Op::kVuSetaux, values);
@@ -612,7 +617,7 @@ TEST(VectorUnit, AttendMatchesTheReferenceForEveryHeadShape) {
   const std::vector<std::uint32_t> some = {1, 2, 3, 17, 64, 255, 256, 511, 512};
   std::uint32_t seed = 910;
   for (std::uint32_t head_size : {1u, 2u, 8u, 64u})
-    for (int bits : {4, 9, 12, 15}) check_attention({head_size, head_size + 3, bits, some}, seed++);
+    for (int bits : {4, 9, 11, 12}) check_attention({head_size, head_size + 3, bits, some}, seed++);
   check_attention({512, 512, 6, {1, 2, 5, 64}}, seed++);
   check_attention({8, 0, 10, {1, 2, 512}}, seed++);  // a stride of 0: every position the same
 }
@@ -683,8 +688,8 @@ TEST(VectorUnit, OutputsSaturateAtThirteenBits) {
   }
 
   // Sums and products that land on each side of both ends.
-  const std::vector<std::int16_t> a = {4094, 4095, 4096, 2048, -4095, -4096, -4097, -2048, 32767, -32768, 1,    -1};
-  const std::vector<std::int16_t> b = {1,    1,    0,    2048, -1,    0,     0,     -2049, 32767, -32768, 8189, -8195};
+  const std::vector<std::int16_t> a = {4094, 4095, 4095, 2048, -4095, -4096, -4096, -2048, 4095, -4096, 1,    -1};
+  const std::vector<std::int16_t> b = {1,    1,    0,    2048, -1,    0,     -1,    -2049, 4095, -4096, 4095, -4096};
   const auto n = static_cast<std::uint32_t>(a.size());
   program.put_activations(1000, a).put_activations(2000, b).set(Op::kVuSetvl, n).op(Op::kVuAdd16, 1000, 2000);
   std::vector<std::int16_t> sum = a;
@@ -722,12 +727,12 @@ TEST(VectorUnit, ArgmaxFindsTheFirstLargest) {
   std::mt19937 random(1000);
   std::vector<std::vector<std::int16_t>> cases = {
       {5},
-      {INT16_MIN},
-      {INT16_MIN, INT16_MIN},
+      {kElementMin},
+      {kElementMin, kElementMin},
       {1, 3, 3, 2},
       {-5, -3, -3, -7},
-      {INT16_MIN, INT16_MAX, INT16_MAX},
-      {-1, 0x7F00, 0x00FF},
+      {kElementMin, kElementMax, kElementMax},
+      {-1, 0x0F00, 0x00FF},
   };
   for (std::uint32_t n : {100u, 4096u}) {
     std::vector<std::int16_t> values(n);
@@ -823,8 +828,8 @@ TEST(VectorUnit, StartsZeroAndTheRegistersHoldWhatIsSet) {
   EXPECT_TRUE(without.vector_activations().empty());
 }
 
-// Words into WM, elements into AM (low 16 bits of rs2) and back out sign-extended through vu.get,
-// at both ends of each memory; a vu.get into x0 leaves it zero.
+// Words into WM, elements into AM (13-bit values) and back out sign-extended through vu.get, at both
+// ends of each memory; a vu.get into x0 leaves it zero.
 TEST(VectorUnit, WordsAndElementsRoundTrip) {
   std::mt19937 random(1200);
   VectorProgram program;
@@ -833,7 +838,7 @@ TEST(VectorUnit, WordsAndElementsRoundTrip) {
   }
   const std::uint32_t ram = kEmulatorVectorMap.ram.base;
   const std::uint32_t elements[] = {0, 1, kElements - 1, static_cast<std::uint32_t>(random()) % kElements};
-  const std::uint32_t written[] = {0xFFFF8000u, 0x12347FFFu, 0x0000FFFFu, 0xABCD0001u};
+  const std::uint32_t written[] = {0xFFFFF000u, 0x00000FFFu, 0xFFFFFFFFu, 0x00000001u};
   for (std::size_t i = 0; i < std::size(elements); ++i) {
     program.li(kT1, written[i]).li(kA0, elements[i]).add(word_of(Op::kVuPut, 0, kA0, kT1));
     program.activations()[elements[i]] = static_cast<std::int16_t>(written[i]);
@@ -967,6 +972,9 @@ const IllegalCase kIllegalCases[] = {
     {"vu.wput past WM", [](VectorProgram& p) { p.op(Op::kVuWput, kWeightBytes, 7); }},
     {"vu.wput at the last address", [](VectorProgram& p) { p.op(Op::kVuWput, 0xFFFFFFFC, 7); }},
     {"vu.put past AM", [](VectorProgram& p) { p.op(Op::kVuPut, kEnd, 7); }},
+    {"vu.put of 4096", [](VectorProgram& p) { p.op(Op::kVuPut, 0, 4096); }},
+    {"vu.put of -4097", [](VectorProgram& p) { p.op(Op::kVuPut, 0, static_cast<std::uint32_t>(-4097)); }},
+    {"vu.put of a value whose low 13 bits are in range", [](VectorProgram& p) { p.op(Op::kVuPut, 0, 0x10000005); }},
     {"vu.wget at an address that is not a multiple of 4", [](VectorProgram& p) { p.op(Op::kVuWget, 6, 0, kT1); }},
     {"vu.wget past WM", [](VectorProgram& p) { p.op(Op::kVuWget, kWeightBytes, 0, kT1); }},
     {"vu.wget at the last address", [](VectorProgram& p) { p.op(Op::kVuWget, 0xFFFFFFFC, 0, kT1); }},

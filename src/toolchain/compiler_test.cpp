@@ -124,7 +124,7 @@ TEST(Compiler, TheVectorUnitsMapDefinesTheUnitForItsHeader) {
       "#error no vector unit on this map\n"
       "#endif\n"
       "int main(void) {\n"
-      "  vu_put(0, 30000); vu_put(1, -5); vu_put(2, 10000); vu_put(3, 7);\n"
+      "  vu_put(0, 4000); vu_put(1, -5); vu_put(2, 1000); vu_put(3, 7);\n"
       "  vu_set_vl(2); vu_add16(0, 2);\n"  // saturates to 4095 (13 bits); -5 + 7 = 2
       "  for (int i = 0; i < 3; i++) vu_put(10 + i, 5 + 2 * (i > 0));\n"  // 5, 7, 7: the first 7
       "  vu_set_vl(3);\n"
