@@ -63,22 +63,22 @@ int main(int argc, char** argv) {
       return std::vector<Bits>{circuit::requantised_row_product(g, row, enable)};
     });
   report("vu.add16 element", [](auto& c, auto& g, auto enable) {
-    return std::vector<Bits>{circuit::add16_element(g, inputs(c, "x", 16), inputs(c, "y", 16), enable)};
+    return std::vector<Bits>{circuit::add16_element(g, inputs(c, "x", 13), inputs(c, "y", 13), enable)};
   });
   report("vu.mul16 element", [](auto& c, auto& g, auto enable) {
-    return std::vector<Bits>{circuit::mul16_element(g, inputs(c, "a", 16), inputs(c, "b", 16), inputs(c, "shift_is", 30), enable)};
+    return std::vector<Bits>{circuit::mul16_element(g, inputs(c, "a", 13), inputs(c, "b", 13), inputs(c, "shift_is", 30), enable)};
   });
   report("vu.row16 element", [](auto& c, auto& g, auto enable) {
     return std::vector<Bits>{circuit::row16_element(g, inputs(c, "w", 8), inputs(c, "m", 8), inputs(c, "shift_is", 62), enable)};
   });
   report("vu.silu element", [](auto& c, auto& g, auto enable) {
     const std::vector<int> table(STORY_SILU, STORY_SILU + STORY_SILU_POINTS);
-    return std::vector<Bits>{circuit::silu_element(g, inputs(c, "h", 16), table, enable)};
+    return std::vector<Bits>{circuit::silu_element(g, inputs(c, "h", 13), table, enable)};
   });
   report("vu.rmsnorm element, given the scale", [](auto& c, auto& g, auto enable) {
     const std::vector<int> table(STORY_RSQRT, STORY_RSQRT + STORY_RSQRT_ENTRIES);
     return std::vector<Bits>{
-        circuit::rmsnorm_element(g, inputs(c, "x", 16), inputs(c, "entry", 8), inputs(c, "half_e", 4), table, enable)};
+        circuit::rmsnorm_element(g, inputs(c, "x", 13), inputs(c, "entry", 8), inputs(c, "half_e", 4), table, enable)};
   });
   report("vu.rmsnorm scale, 64 elements of 13 bits", [](auto& c, auto& g, auto enable) {
     circuit::NormScaleOperands x;
@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
     return std::vector<Bits>{circuit::attention_output(g, inputs(c, "running", 13), inputs(c, "sum", 13), reciprocals, enable)};
   });
   report("vu.rope pair", [](auto& c, auto& g, auto enable) {
-    const circuit::RopeOperands x{inputs(c, "a", 16), inputs(c, "b", 16), inputs(c, "cos", 16), inputs(c, "sin", 16)};
+    const circuit::RopeOperands x{inputs(c, "a", 13), inputs(c, "b", 13), inputs(c, "cos", 16), inputs(c, "sin", 16)};
     const std::array<Bits, 2> pair = circuit::rope_pair(g, x, enable);
     return std::vector<Bits>{pair[0], pair[1]};
   });

@@ -310,7 +310,7 @@ inline int story_rmsnorm_element_of(int x, int entry, int half_e) {
 // Operands x, y.
 struct Add16Machine : VectorMachine {
   explicit Add16Machine(std::vector<VectorCase> cases) {
-    Bits x = operand("x", 16), y = operand("y", 16);
+    Bits x = operand("x", 13), y = operand("y", 13);
     finish({add16_element(unit(), x, y, enable())}, std::move(cases));
   }
 };
@@ -318,7 +318,7 @@ struct Add16Machine : VectorMachine {
 // Operands a, b, shift.
 struct Mul16Machine : VectorMachine {
   explicit Mul16Machine(std::vector<VectorCase> cases) {
-    Bits a = operand("a", 16), b = operand("b", 16), shift = one_hot_operand("shift_is", 1, kMul16Shifts);
+    Bits a = operand("a", 13), b = operand("b", 13), shift = one_hot_operand("shift_is", 1, kMul16Shifts);
     finish({mul16_element(unit(), a, b, shift, enable())}, std::move(cases));
   }
 };
@@ -335,7 +335,7 @@ struct Row16Machine : VectorMachine {
 struct SiluMachine : VectorMachine {
   explicit SiluMachine(std::vector<VectorCase> cases) {
     const std::vector<int> table(STORY_SILU, STORY_SILU + STORY_SILU_POINTS);
-    Bits h = operand("h", 16);
+    Bits h = operand("h", 13);
     finish({silu_element(unit(), h, table, enable())}, std::move(cases));
   }
 };
@@ -343,17 +343,17 @@ struct SiluMachine : VectorMachine {
 // Operands a, b, cos, sin; results x'[2j], x'[2j+1].
 struct RopeMachine : VectorMachine {
   explicit RopeMachine(std::vector<VectorCase> cases) {
-    RopeOperands x{operand("a", 16), operand("b", 16), operand("cos", 16), operand("sin", 16)};
+    RopeOperands x{operand("a", 13), operand("b", 13), operand("cos", 16), operand("sin", 16)};
     auto [first, second] = rope_pair(unit(), x, enable());
     finish({first, second}, std::move(cases));
   }
 };
 
-// Operands x (16 bits), the table entry (8 bits) and e/2 (4 bits).
+// Operands x (13 bits), the table entry (8 bits) and e/2 (4 bits).
 struct RmsnormElementMachine : VectorMachine {
   explicit RmsnormElementMachine(std::vector<VectorCase> cases) {
     const std::vector<int> table(STORY_RSQRT, STORY_RSQRT + STORY_RSQRT_ENTRIES);
-    const Bits x = operand("x", 16), entry = operand("entry", 8), half_e = operand("half_e", 4);
+    const Bits x = operand("x", 13), entry = operand("entry", 8), half_e = operand("half_e", 4);
     finish({rmsnorm_element(unit(), x, entry, half_e, table, enable())}, std::move(cases));
   }
 };
@@ -500,30 +500,34 @@ struct FirstIndexMachine : VectorMachine {
 
 // --- cases -------------------------------------------------------------------------------------
 
-inline constexpr int kInt16Min = -32768, kInt16Max = 32767;
+inline constexpr int kInt16Min = -32768, kInt16Max = 32767;  // a table entry in WM
+inline constexpr int kElementMin = -4096, kElementMax = 4095;  // an AM element
 
 // Random operands.
 class RandomOperands {
  public:
   explicit RandomOperands(unsigned seed) : random_(seed) {}
   int pick(int low, int high) { return std::uniform_int_distribution<int>(low, high)(random_); }
-  // An int16 of a random magnitude: every bit width equally likely.
-  int element() {
-    const int span = pick(0, 15);
-    return std::clamp(pick(-(1 << span), (1 << span) - 1), kInt16Min, kInt16Max);
-  }
+  // An element (13 bits) of a random magnitude: every bit width equally likely.
+  int element() { return of_random_width(12); }
+  // An int16 table entry of a random magnitude.
+  int table_entry() { return of_random_width(15); }
   // An odd number of at most `bits` bits.
   int odd(int bits) { return pick(0, (1 << (bits - 1)) - 1) * 2 + 1; }
   int sign() { return pick(0, 1) ? 1 : -1; }
 
  private:
+  int of_random_width(int widest) {
+    const int span = pick(0, widest);
+    return pick(-(1 << span), (1 << span) - 1);
+  }
   std::mt19937 random_;
 };
 
-inline const std::vector<int> kElementEdges = {kInt16Min, kInt16Min + 1, -4097, -4096, -4095, -2049, -1, 0,
-                                               1,         2048,          4094,  4095,  4096,  kInt16Max - 1, kInt16Max};
+inline const std::vector<int> kElementEdges = {kElementMin, kElementMin + 1, -2049, -2048, -1, 0,
+                                               1,           2047,            2048,  4094,  kElementMax};
 
-inline bool is_int16(std::int64_t v) { return v >= kInt16Min && v <= kInt16Max; }
+inline bool is_element(std::int64_t v) { return v >= kElementMin && v <= kElementMax; }
 
 // Every pair of edge elements, sums around both saturation points, and random operands.
 inline std::vector<VectorCase> add16_cases(int random_count) {
@@ -532,10 +536,10 @@ inline std::vector<VectorCase> add16_cases(int random_count) {
   for (int x : kElementEdges)
     for (int y : kElementEdges) add(x, y);
   RandomOperands r(3);
-  for (int sum : {-4098, -4097, -4096, -4095, 4094, 4095, 4096, 4097})  // around both saturation points
+  for (int sum : {-4098, -4097, -4096, -4095, 4094, 4095, 4096, 4097, -8192, 8190})  // around both saturation points
     for (int i = 0; i < 16;) {
       const int x = r.element();
-      if (is_int16(sum - x)) add(x, sum - x), ++i;
+      if (is_element(sum - x)) add(x, sum - x), ++i;
     }
   for (int i = 0; i < random_count; ++i) add(r.element(), r.element());
   return cases;
@@ -546,20 +550,20 @@ inline std::vector<VectorCase> add16_cases(int random_count) {
 inline std::vector<VectorCase> mul16_cases(int random_count, unsigned seed) {
   std::vector<VectorCase> cases;
   auto add = [&](int a, int b, int s) {
-    if (is_int16(a) && is_int16(b)) cases.push_back({{a, b, s}, {story_mul16_of(a, b, s)}});
+    if (is_element(a) && is_element(b)) cases.push_back({{a, b, s}, {story_mul16_of(a, b, s)}});
   };
   RandomOperands r(seed);
   for (int s = 1; s <= kMul16Shifts; ++s) {
-    for (int a : {kInt16Min, kInt16Min + 1, -4096, -1, 0, 1, 3, 4095, kInt16Max})
-      for (int b : {kInt16Min, -1, 1, 4095, kInt16Max}) add(a, b, s);
+    for (int a : {kElementMin, kElementMin + 1, -1, 0, 1, 3, kElementMax})
+      for (int b : {kElementMin, -1, 1, kElementMax}) add(a, b, s);
     for (double target : {4095.5, 4096.0, -4096.0, -4096.5, -4097.0}) {  // around the saturation points
       const int a = r.sign() * std::max(1, r.element());
       const auto b = static_cast<int>(std::llround(std::ldexp(target, s) / a));
       for (int d : {-1, 0, 1}) add(a, b + d, s);
     }
-    for (int i = 0; i < 4; ++i) {  // ties: a·b = odd·2^(s−1), rounding up
-      const int v = std::min(s - 1, 14), u = s - 1 - v;
-      add(r.sign() * (r.odd(15 - std::min(u, 14)) << u), r.sign() << v, s);
+    for (int i = 0; i < 4 && s <= 23; ++i) {  // ties: a·b = odd·2^(s−1), rounding up
+      const int v = std::min(s - 1, 11), u = s - 1 - v;
+      add(r.sign() * (r.odd(12 - u) << u), r.sign() << v, s);
     }
   }
   for (int i = 0; i < random_count; ++i) {
@@ -585,16 +589,16 @@ inline std::vector<VectorCase> row16_cases(int random_count, unsigned seed) {
   return cases;
 }
 
-// The extremes, then every step-th int16 from −32768.
+// Every step-th element from −4096, and the largest.
 inline std::vector<VectorCase> silu_cases(int step) {
   std::vector<VectorCase> cases;
-  for (int h : {kInt16Min, kInt16Max, -4097, 4096, 0}) cases.push_back({{h}, {story_silu_of(h)}});
-  for (int h = kInt16Min; h <= kInt16Max; h += step) cases.push_back({{h}, {story_silu_of(h)}});
+  for (int h = kElementMin; h <= kElementMax; h += step) cases.push_back({{h}, {story_silu_of(h)}});
+  cases.push_back({{kElementMax}, {story_silu_of(kElementMax)}});
   return cases;
 }
 
-// Every combination of extreme elements and table entries; ties of both outputs; random angles with
-// 13-bit elements, as the story model rotates; and random int16 operands.
+// Every combination of extreme elements and table entries; ties of both outputs; random angles, as
+// the story model rotates; and random elements and table entries.
 inline std::vector<VectorCase> rope_cases(int random_count, unsigned seed) {
   std::vector<VectorCase> cases;
   auto add = [&](int a, int b, int cos, int sin) {
@@ -602,22 +606,22 @@ inline std::vector<VectorCase> rope_cases(int random_count, unsigned seed) {
     cases.push_back({{a, b, cos, sin}, {first, second}});
   };
   const std::vector<int> entries = {kInt16Min, kInt16Min + 1, -16384, 0, 16384, kInt16Max};
-  for (int a : {kInt16Min, -4096, -1, 0, 1, 4095, kInt16Max})
-    for (int b : {kInt16Min, -4096, -1, 0, 1, 4095, kInt16Max})
+  for (int a : {kElementMin, kElementMin + 1, -1, 0, 1, kElementMax})
+    for (int b : {kElementMin, kElementMin + 1, -1, 0, 1, kElementMax})
       for (int cos : entries)
         for (int sin : entries) add(a, b, cos, sin);
   RandomOperands r(seed);
   for (int i = 0; i < 40; ++i) {  // a·cos ∓ b·sin = odd·2^13
-    const int odd = r.sign() * r.odd(15), other = r.element(), unit = r.sign() * 8192;
+    const int odd = r.sign() * r.odd(12), other = r.table_entry(), unit = r.sign() * 8192;
     add(odd, 0, unit, other);
     add(0, odd, other, unit);
-    add(odd, r.sign() * 2 * r.odd(14), unit, unit);
+    add(odd, r.sign() * 2 * r.odd(11), unit, unit);
   }
   for (int i = 0; i < random_count; ++i) {
     const double angle = r.pick(0, 1 << 20) * (2 * std::numbers::pi / (1 << 20));
     add(r.pick(-4096, 4095), r.pick(-4096, 4095), static_cast<int>(std::lround(16384 * std::cos(angle))),
         static_cast<int>(std::lround(16384 * std::sin(angle))));
-    add(r.element(), r.element(), r.element(), r.element());
+    add(r.element(), r.element(), r.table_entry(), r.table_entry());
   }
   return cases;
 }
@@ -630,7 +634,7 @@ inline std::vector<VectorCase> rmsnorm_element_cases(int random_count, unsigned 
     cases.push_back({{x, entry, half_e}, {story_rmsnorm_element_of(x, entry, half_e)}});
   };
   for (int half_e = 0; half_e <= 14; ++half_e)
-    for (int x : {kInt16Min, kInt16Min + 1, -4096, -1, 0, 1, 4095, kInt16Max})
+    for (int x : {kElementMin, kElementMin + 1, -1, 0, 1, kElementMax})
       for (int entry : {0, 1, 95, STORY_RSQRT_ENTRIES - 1}) add(x, entry, half_e);
   RandomOperands r(seed);
   for (int i = 0; i < random_count; ++i) {
@@ -640,7 +644,7 @@ inline std::vector<VectorCase> rmsnorm_element_cases(int random_count, unsigned 
     // x·inverse near ±4095.5·2^shift (saturation) and near the halfway points (ties).
     for (double target : {4095.5, -4096.5, r.pick(-4096, 4095) + 0.5}) {
       const auto x = static_cast<std::int64_t>(std::llround(target * std::ldexp(1.0, shift) / static_cast<double>(inverse)));
-      for (std::int64_t d : {-1, 0, 1}) add(static_cast<int>(std::clamp<std::int64_t>(x + d, kInt16Min, kInt16Max)), entry, half_e);
+      for (std::int64_t d : {-1, 0, 1}) add(static_cast<int>(std::clamp<std::int64_t>(x + d, kElementMin, kElementMax)), entry, half_e);
     }
     add(r.element(), entry, half_e);
   }

@@ -9,13 +9,17 @@
 namespace rvformer::circuit {
 namespace {
 
-constexpr int kElementBits = 16;
-constexpr int kActivationBits = 13;
+constexpr int kElementBits = 13;  // an AM element
+constexpr int kTableBits = 16;    // a table entry in WM, int16
 constexpr std::size_t kMaxMulShift = 30;
 
+void check_widths(std::initializer_list<const Bits*> operands, int bits, const char* what) {
+  for (const Bits* e : operands)
+    if (e->size() != static_cast<std::size_t>(bits)) fail("circuit: {} has {} bits, not {}", what, e->size(), bits);
+}
+
 void check_elements(std::initializer_list<const Bits*> elements) {
-  for (const Bits* e : elements)
-    if (e->size() != kElementBits) fail("circuit: an elementwise operand has {} bits, not {}", e->size(), kElementBits);
+  check_widths(elements, kElementBits, "an elementwise operand");
 }
 
 std::vector<Literal> literals_of(const Bits& bits, bool complemented = false) {
@@ -39,10 +43,11 @@ Bits mul16_element(Gates g, const Bits& a, const Bits& b, const std::vector<Sign
   check_elements({&a, &b});
   if (shift.empty() || shift.size() > kMaxMulShift)
     fail("circuit: story_mul16 shifts by 1 to at most {}", kMaxMulShift);
-  ColumnSum sum(2 * kElementBits);
+  constexpr int kWidth = 2 * kElementBits + 1;  // a·b + 2^(s−1) ≤ 2^25 for the shifts that give neurons
+  ColumnSum sum(kWidth);
   sum.add_product(literals_of(a), literals_of(b));
   std::vector<std::pair<int, SignalId>> shifts;
-  for (int s = 1; s <= static_cast<int>(shift.size()); ++s) {
+  for (int s = 1; s <= static_cast<int>(shift.size()) && s < kWidth - 1; ++s) {
     sum.add(s - 1, {lit(shift[s - 1])});
     shifts.push_back({s, shift[s - 1]});
   }
@@ -72,25 +77,12 @@ namespace {
 constexpr int kSegmentBits = 7;  // r = o & 127
 constexpr int kSegments = 64;
 
-// The literals under which h (16 bits) lies in 13 bits and sat13(h) + 4096 is in segment j: bits
-// 7–11 spell j's low five bits, and bits 12–15 all equal the complement of j's top bit.
+// The literals under which h + 4096 is in segment j: bits 7–11 spell j's low five bits, and the sign
+// bit is the complement of j's top bit.
 std::vector<Literal> in_segment(const Bits& h, int j) {
   std::vector<Literal> out = match_bits(h, kSegmentBits, 5, j);
-  for (int p = kActivationBits - 1; p < kElementBits; ++p) out.push_back(j >> 5 ? nlit(h[p]) : lit(h[p]));
+  out.push_back(j >> 5 ? nlit(h[kElementBits - 1]) : lit(h[kElementBits - 1]));
   return out;
-}
-
-// Literal sets, excluding each other, that together say h ≥ 4096 (or h < −4096 when `below`): the
-// sign, then the first of bits 14..12 that differs from it.
-std::vector<std::vector<Literal>> beyond_13_bits(const Bits& h, bool below) {
-  std::vector<std::vector<Literal>> ways;
-  std::vector<Literal> agreeing{{h[kElementBits - 1], !below}};
-  for (int p = kElementBits - 2; p >= kActivationBits - 1; --p) {
-    const Literal agrees{h[p], !below};
-    ways.push_back(join(agreeing, {~agrees}));
-    agreeing.push_back(agrees);
-  }
-  return ways;
 }
 
 }  // namespace
@@ -105,8 +97,6 @@ Bits silu_element(Gates g, const Bits& h, std::span<const int> y, const Enable& 
   auto q_at = [&](int j, int r) { return 128 * std::int64_t{y[j]} + 64 + std::int64_t{y[j + 1] - y[j]} * r; };
   std::vector<ColumnSum::Choice> bases;
   for (int j = 0; j < kSegments; ++j) bases.push_back({q_at(j, 0), in_segment(h, j)});
-  for (const auto& way : beyond_13_bits(h, false)) bases.push_back({q_at(kSegments - 1, 127), way});
-  for (const auto& way : beyond_13_bits(h, true)) bases.push_back({q_at(0, 0), way});
   sum.add_one_of(bases);
   for (int low = 0; low < kSegmentBits; low += 2) {
     const int bits = std::min(2, kSegmentBits - low);
@@ -125,7 +115,7 @@ Bits table_product_element(Gates g, const Bits& x, const Bits& entry, const Bits
                            std::span<const int> shifts, const Enable& enable) {
   constexpr std::size_t kMaxEntryBits = 8;
   constexpr int kMaxShift = 40;
-  if (x.size() < 2 || x.size() > kElementBits || entry.size() > kMaxEntryBits || table.empty() ||
+  if (x.size() < 2 || x.size() > kTableBits || entry.size() > kMaxEntryBits || table.empty() ||
       table.size() > (std::size_t{1} << entry.size()) || shifts.empty() || shifts.size() > (std::size_t{1} << field.size()) ||
       std::any_of(table.begin(), table.end(), [](int v) { return v < 0 || v >= 1 << 16; }) ||
       std::any_of(shifts.begin(), shifts.end(), [](int s) { return s < 1 || s > kMaxShift; }))
@@ -133,7 +123,7 @@ Bits table_product_element(Gates g, const Bits& x, const Bits& entry, const Bits
          kMaxShift);
   const int x_bits = static_cast<int>(x.size()), entry_bits = static_cast<int>(entry.size());
   const int field_bits = static_cast<int>(field.size());
-  ColumnSum sum(x_bits + kElementBits + 1);
+  ColumnSum sum(x_bits + kTableBits + 1);
   for (int b = 0; b < x_bits; ++b) {
     const std::int64_t weight = b + 1 == x_bits ? -(std::int64_t{1} << b) : std::int64_t{1} << b;
     std::vector<ColumnSum::Choice> choices;
@@ -163,7 +153,8 @@ Bits rmsnorm_element(Gates g, const Bits& x, const Bits& entry, const Bits& half
 }
 
 std::array<Bits, 2> rope_pair(Gates g, const RopeOperands& x, const Enable& enable) {
-  check_elements({&x.a, &x.b, &x.cos, &x.sin});
+  check_elements({&x.a, &x.b});
+  check_widths({&x.cos, &x.sin}, kTableBits, "a rotation's table entry");
   constexpr int kFraction = 14;  // STORY_FRAC_ROPE
   const SignalId on = g.all("on", enable.literals());
   auto rotated = [&](const std::string& name, ColumnSum& sum) {
@@ -172,7 +163,7 @@ std::array<Bits, 2> rope_pair(Gates g, const RopeOperands& x, const Enable& enab
     return shift_and_saturate(part, sum.sum(part, enable), {{kFraction, on}});
   };
   const auto a = literals_of(x.a), b = literals_of(x.b), cos = literals_of(x.cos), sin = literals_of(x.sin);
-  ColumnSum first(2 * kElementBits + 1), second(2 * kElementBits + 1);
+  ColumnSum first(kElementBits + kTableBits + 1), second(kElementBits + kTableBits + 1);
   first.add_product(a, cos);
   first.add_product(b, literals_of(x.sin, true));
   first.add_signed(b);
