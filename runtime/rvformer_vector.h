@@ -108,7 +108,7 @@ static inline void vu_silu(uint32_t x) {
 static inline void vu_rope(uint32_t x, uint32_t cos_address) { VU_INSN_OP(7, x, cos_address); }
 
 /* funct3 2, funct7 8 — vu.attend rs1 = out, rs2 = q: story_attention_head(out, q, keys, values, VL,
- * COLS, HS) with keys at AM[SRC] and values at AM[AUX]; VL (positions) 1..512, HS 1..512. */
+ * COLS, HS) with keys at AM[SRC] and values at AM[AUX]; VL (positions) 1..512, HS 1..8. */
 static inline void vu_attend(uint32_t out, uint32_t q) { VU_INSN_OP(8, out, q); }
 
 /* funct3 3, funct7 0 — vu.argmax rd, rs1 = x: story_argmax16 over the vector at AM[rs1], VL

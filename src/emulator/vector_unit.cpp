@@ -23,6 +23,7 @@ constexpr std::uint32_t kMaxNormLength = 512;            // vu.rmsnorm's VL (STO
 constexpr std::uint32_t kMaxPositions = 512;             // vu.attend's VL
 constexpr std::uint32_t kAttentionBlock = 32;            // positions vu.attend takes at a time
 constexpr std::uint32_t kMaxHeadSize = 512;              // HS
+constexpr std::uint32_t kMaxAttentionHeadSize = 8;       // HS of vu.attend: scores within ±2^22
 constexpr std::uint32_t kMinShift = 1, kMaxShift = 62;  // a requantisation pair's shift
 constexpr std::uint32_t kMaxMultiplier = 255;           // and its multiplier, from 0
 constexpr std::uint32_t kMaxMul16Shift = 30;
@@ -389,7 +390,7 @@ bool VectorUnit::rope(std::uint32_t x, std::uint32_t cos_address) {
 bool VectorUnit::attend(std::uint32_t out, std::uint32_t q) {
   const std::uint32_t positions = count(), stride = registers_[kCols], head_size = registers_[kHs];
   const std::uint32_t keys = registers_[kSrc], values = registers_[kAux];
-  if (!in_range(positions, 1, kMaxPositions) || !in_range(head_size, 1, kMaxHeadSize)) return false;
+  if (!in_range(positions, 1, kMaxPositions) || !in_range(head_size, 1, kMaxAttentionHeadSize)) return false;
   const std::uint64_t span = std::uint64_t{positions - 1} * stride + head_size;  // elements from a cache's start
   if (!in_activations(keys, span) || !in_activations(values, span) || !in_activations(q, head_size) ||
       !in_activations(out, head_size))
