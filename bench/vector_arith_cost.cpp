@@ -100,45 +100,28 @@ int main(int argc, char** argv) {
     return std::vector<Bits>{circuit::first_index_of(g, argmax_line(c), inputs(c, "maximum", 13), inputs(c, "before", 13),
                                                      inputs(c, "number", 7), enable)};
   });
-  struct AttentionOperands {
+  report("vu.attend, the passes over a block of 32 positions of a head of 8 (anchor, mass, sum, element)",
+         [&](auto& c, auto& g, auto enable) {
     circuit::AttentionBlock block;
-    std::vector<Bits> values;
-    std::vector<int> weights;
-  };
-  const auto attention_operands = [](auto& c) {
-    AttentionOperands a;
-    for (int i = 0; i < 8; ++i) a.block.query.push_back(inputs(c, circuit::indexed("q", i), 13));
+    for (int i = 0; i < 8; ++i) block.query.push_back(inputs(c, circuit::indexed("q", i), 13));
+    circuit::AttentionPassOperands in;
     for (int t = 0; t < 32; ++t) {
-      a.block.keys.emplace_back();
-      for (int i = 0; i < 8; ++i) a.block.keys.back().push_back(inputs(c, circuit::indexed(circuit::indexed("k", t), i), 13));
-      a.values.push_back(inputs(c, circuit::indexed("v", t), 13));
+      block.keys.emplace_back();
+      for (int i = 0; i < 8; ++i) block.keys.back().push_back(inputs(c, circuit::indexed(circuit::indexed("k", t), i), 13));
+      in.values.push_back(inputs(c, circuit::indexed("v", t), 13));
     }
-    a.block.count = inputs(c, "count_is", 32);
-    for (int k = 0; story_pow2_eighths(80 - k) > 0; ++k) a.weights.push_back(static_cast<int>(story_pow2_eighths(80 - k)));
-    return a;
-  };
-  report("vu.attend, an element's pass over a block of 32 positions of a head of 8", [&](auto& c, auto& g, auto enable) {
-    const AttentionOperands a = attention_operands(c);
-    return std::vector<Bits>{circuit::attention_element(g, a.block, a.values, inputs(c, "anchor", 12), inputs(c, "level", 7),
-                                                        inputs(c, "running", 13), a.weights, enable)};
-  });
-  report("vu.attend, a sum pass over a block of 32 positions of a head of 8", [&](auto& c, auto& g, auto enable) {
-    const AttentionOperands a = attention_operands(c);
-    return std::vector<Bits>{circuit::attention_weight_sum(g, a.block, inputs(c, "anchor", 12), inputs(c, "level", 7),
-                                                           inputs(c, "before", 13), a.weights, enable)};
-  });
-  report("vu.attend, an anchor pass over a block of 32 positions of a head of 8", [&](auto& c, auto& g, auto enable) {
-    const AttentionOperands a = attention_operands(c);
-    return std::vector<Bits>{circuit::attention_anchor(g, a.block, inputs(c, "anchor", 12), enable)};
-  });
-  report("vu.attend, a mass pass over a block of 32 positions of a head of 8", [&](auto& c, auto& g, auto enable) {
-    const AttentionOperands a = attention_operands(c);
-    std::vector<int> weights;
-    for (int k = 0; story_pow2_eighths(56 - k) > 0; ++k) weights.push_back(static_cast<int>(story_pow2_eighths(56 - k)));
+    block.count = inputs(c, "count_is", 32);
+    in.anchor = inputs(c, "anchor", 12), in.level = inputs(c, "level", 7), in.before = inputs(c, "before", 13);
+    in.first_block = inputs(c, "first_block", 1)[0];
+    const Bits kind = inputs(c, "kind_is", 4);
+    std::vector<int> weights, mass_weights;
+    for (int k = 0; story_pow2_eighths(80 - k) > 0; ++k) weights.push_back(static_cast<int>(story_pow2_eighths(80 - k)));
+    for (int k = 0; story_pow2_eighths(56 - k) > 0; ++k) mass_weights.push_back(static_cast<int>(story_pow2_eighths(56 - k)));
     std::vector<std::int64_t> back;
     for (int m = 0; m < 128; ++m) back.push_back(story_pow2_eighths(56 + m));
-    return std::vector<Bits>{circuit::attention_mass(g, a.block, inputs(c, "anchor", 12), inputs(c, "level", 7),
-                                                     inputs(c, "first_block", 1)[0], weights, back, enable)};
+    const circuit::AttentionPassResults r = circuit::attention_block_passes(
+        g, block, in, {weights, mass_weights, back}, {kind[0], kind[1], kind[2], kind[3]}, enable);
+    return std::vector<Bits>{r.anchor, r.level, r.sum, r.element};
   });
   report("vu.attend, an output pass", [](auto& c, auto& g, auto enable) {
     const std::vector<int> reciprocals(std::begin(STORY_RECIP), std::end(STORY_RECIP));

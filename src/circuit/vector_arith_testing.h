@@ -70,7 +70,10 @@ class VectorMachine {
         group_is_.push_back(decode_one_hot(g, indexed(indexed("r", static_cast<int>(r)), low), group));
         for (SignalId s : group_is_.back()) c.mark_output(s);
       }
+    // The results' tuples, the all-zero one first: what the unit gives with its enable off.
     std::map<std::vector<int>, std::uint32_t> index;
+    tuples_.push_back(std::vector<int>(results_.size(), 0));
+    index.emplace(tuples_.back(), 0);
     for (const VectorCase& k : cases_) {
       auto [it, added] = index.try_emplace(masked(k.results), static_cast<std::uint32_t>(tuples_.size()));
       if (added) tuples_.push_back(it->first);

@@ -35,15 +35,19 @@ void check_block(const AttentionBlock& block) {
          kMaxHeadSize);
 }
 
-// A position's score after stages 1–2: `lifted` is s_t + 2^20 + lift for a live position (64·(the
-// clamped high part + 2^14) + the low part, both neuron sums, and the lift a multiple of 2^6) and 0
-// for one that is not; `live` is 1 when the position is the head's and the unit on.
+// A position's score after stages 1–2: `lifted` is s_t + 3·2^20 > 0 for a live position (64·(the
+// clamped high part + 2^14 + 2^15) + the low part, both neuron sums; scores lie above −3·2^20) and
+// 0 for one that is not, so that it is below every live score and the anchor's lifted alike;
+// `present` is 1 when the position is the head's.
 struct PositionScore {
-  Form lifted, live;
+  Form lifted, present;
 };
-constexpr double kClampLift = 64 * kHighPartLimit;
+constexpr double kClampLift = 64 * kHighPartLimit;  // the clamped high part's offset
+constexpr double kLiveLift = 2 * kClampLift;        // what lifts a live position above every dead one
+constexpr double kScoreLift = kClampLift + kLiveLift;
 
-std::vector<PositionScore> block_scores(Gates& g, const AttentionBlock& block, double lift, const Enable& enable) {
+// The block's scores, for passes of which one runs when `on` is 1 (at most 1 otherwise).
+std::vector<PositionScore> block_scores(Gates& g, const AttentionBlock& block, const Form& on) {
   check_block(block);
   const int positions = static_cast<int>(block.keys.size()), head = static_cast<int>(block.query.size());
   std::vector<Form> query;
@@ -51,8 +55,8 @@ std::vector<PositionScore> block_scores(Gates& g, const AttentionBlock& block, d
   std::vector<PositionScore> scores;
   for (int t = 0; t < positions; ++t) {
     Gates at = g.sub(indexed("position", t));
-    // The count is one-hot and the enable at most 1.
-    const Form live = enable.on() + one_hot_at_least(block.count, static_cast<std::size_t>(t)) - 1.0;
+    // The count is one-hot and `on` at most 1.
+    const Form present = one_hot_at_least(block.count, static_cast<std::size_t>(t)), live = on + present - 1.0;
     // Stage 1: the score's parts (a position that is not live gets 0).
     const SignalId high = at.signal("high", -(1 << 21), 1 << 21), low = at.signal("low", -(1 << 21), 1 << 21);
     for (int i = 0; i < head; ++i)
@@ -61,13 +65,13 @@ std::vector<PositionScore> block_scores(Gates& g, const AttentionBlock& block, d
         const double weight = is_low ? std::ldexp(1.0, b) : (b + 1 == kValueBits ? -64.0 : std::ldexp(1.0, b - kLowKeyBits));
         at.add_relu(is_low ? low : high, live + F(block.keys[t][i][b]) - 1.0, weight, query[i]);
       }
-    // Stage 2: the high part clamped, plus 2^14 and the lift (its neurons off for a position that is not live).
-    const SignalId clamped = at.signal("clamped", 0, 2 * kHighPartLimit + lift / 64);
+    // Stage 2: the high part clamped, plus 2^14, plus 2^15 for a live position.
+    const SignalId clamped = at.signal("clamped", 0, (kScoreLift + kClampLift) / 64);
     const Form dead = (Form(1.0) - live) * (2 * kHighPartLimit);
     at.add_relu(clamped, F(high) + kHighPartLimit - dead, 1);
     at.add_relu(clamped, F(high) - kHighPartLimit - dead, -1);
-    if (lift > 0) at.add_relu(clamped, live, lift / 64);
-    scores.push_back({F(clamped) * 64 + F(low), live});
+    at.add_relu(clamped, live, kLiveLift / 64);
+    scores.push_back({F(clamped) * 64 + F(low), present});
   }
   return scores;
 }
@@ -103,16 +107,15 @@ Bits staircase(Gates& g, const std::string& name, const Form& x, std::span<const
   return bits;
 }
 
-// Stages 1–4 of a pass that weighs the block's positions: per position, the bits of
+// Stages 1–4 of the passes that weigh the block's positions: per position, the bits of
 // weights[u_t + level] (0 past the table, and for a position beyond the count), u_t the distance in
-// eighths of a log2 unit below `anchor` (see attention_element); `level` is a form of stage-0 bits.
-std::vector<Bits> position_weights(Gates& g, const AttentionBlock& block, const Bits& anchor, const Form& level,
-                                   std::span<const int> weights, const Enable& enable) {
-  if (anchor.size() != kAnchorBits) fail("circuit: attention weights take a 12-bit anchor");
+// eighths of a log2 unit below `anchor`; `level` is a form of input bits, and `on` 1 when one of
+// these passes runs.
+std::vector<Bits> position_weights(Gates& g, const std::vector<PositionScore>& scores, const Bits& anchor,
+                                   const Form& level, std::span<const int> weights, const Form& on) {
   if (weights.empty() || weights.size() > 128 || weights.back() <= 0 || weights.front() >= 1 << 12 ||
       !std::is_sorted(weights.rbegin(), weights.rend()))
     fail("circuit: attention weights fall from below 2^12 to their last non-zero one, at most 128 of them");
-  const std::vector<PositionScore> scores = block_scores(g, block, 0, enable);
   // The distance x_t = 2^11·(anchor + level) + 2^10 − s_t (at least 2^10 for a live position, 0
   // otherwise) reaches k eighths at 2^11·k, where the weight becomes weights[k], and 0 after them.
   std::vector<std::int64_t> thresholds{1};
@@ -126,29 +129,21 @@ std::vector<Bits> position_weights(Gates& g, const AttentionBlock& block, const 
   std::vector<Bits> p;
   for (std::size_t t = 0; t < scores.size(); ++t) {
     Gates at = g.sub(indexed("position", static_cast<int>(t)));
-    // Stage 1: the offset for a live position.
+    // Stage 1: whether the position is live for these passes; stage 2: the offset for it.
+    const SignalId live = at.signal("live");
+    at.add_relu(live, on + scores[t].present - 1.0, 1);
     const SignalId anchored = at.signal("anchored", -(1 << 23), 1 << 23);
-    at.add_relu(anchored, scores[t].live, 1, offset);
-    // Stages 3–4.
-    p.push_back(staircase(at, "p", F(anchored) - scores[t].lifted, thresholds, values));
+    at.add_relu(anchored, F(live), 1, offset);
+    // Stages 3–4 (the live lift taken back off the score).
+    p.push_back(staircase(at, "p", F(anchored) - scores[t].lifted + F(live) * kLiveLift, thresholds, values));
   }
   return p;
 }
 
-const Bits& checked_level(const Bits& level) {
-  if (level.size() != kLevelBits) fail("circuit: an attention level is {} bits", kLevelBits);
-  return level;
-}
-
-}  // namespace
-
-Bits attention_element(Gates g, const AttentionBlock& block, const std::vector<Bits>& values, const Bits& anchor,
-                       const Bits& level, const Bits& running, std::span<const int> weights, const Enable& enable) {
-  if (values.size() != block.keys.size() || !std::all_of(values.begin(), values.end(), is_value) || running.size() != kValueBits)
-    fail("circuit: an attention element takes a 13-bit value per position and a 13-bit running sum");
-  const std::vector<Bits> p = position_weights(g, block, anchor, binary_value(checked_level(level)), weights, enable);
-
-  // Stage 5 on: Σ_t p_t·v_t + 2^11·running + 2^10 in binary, then shifted and saturated.
+// Stage 5 on of an element pass: Σ_t p_t·v_t + 2^11·running + 2^10 in binary, then shifted and
+// saturated (stage 12).
+Bits element_tail(Gates g, const std::vector<Bits>& p, const std::vector<Bits>& values, const Bits& running,
+                  const Enable& enable) {
   constexpr int kWidth = 30;  // |Σ| < 32·2^11·2^12 + 2^23
   ColumnSum sum(kWidth);
   for (std::size_t t = 0; t < p.size(); ++t) {
@@ -167,28 +162,23 @@ Bits attention_element(Gates g, const AttentionBlock& block, const std::vector<B
   return shift_and_saturate(g, sum.sum(g.sub("sum"), enable), {{kRunningShift, g.all("on", enable.literals())}});
 }
 
-Bits attention_weight_sum(Gates g, const AttentionBlock& block, const Bits& anchor, const Bits& level,
-                          const Bits& sum_before, std::span<const int> weights, const Enable& enable) {
-  if (sum_before.size() != kValueBits) fail("circuit: an attention weights' sum is 13 bits");
-  const std::vector<Bits> p = position_weights(g, block, anchor, binary_value(checked_level(level)), weights, enable);
-  // Stage 5: the sum (below 2^12 + 32·2^12) capped at 4095; 6–7: in binary.
+// Stages 5–8 of a sum pass: the sum (below 2^12 + 32·2^12) capped at 4095, in binary in two stages,
+// and a copy of its bits, so that a single stage writes them all.
+Bits sum_tail(Gates g, const std::vector<Bits>& p, const Bits& sum_before, const Enable& enable) {
   constexpr int kLargest = (1 << (kValueBits - 1)) - 1;
-  // The sum before, with the unit on (stage 1).
+  // The sum before, with the pass on (stage 1).
   const SignalId before = g.signal("before", 0, kLargest);
   g.add_relu(before, enable.on(), 1, binary_value(Bits(sum_before.begin(), sum_before.end() - 1)));
   Form total = F(before);
   for (const Bits& bits : p) total += binary_value(bits);
   const SignalId excess = g.signal("excess", 0, 1 << 18);
   g.add_relu(excess, total - kLargest, 1);
-  // Its digits come in two stages; one more copies them, so that a single stage writes the result.
   const Bits digits = to_binary(g, "digits", total - F(excess), kLargest);
   Bits out;
   for (std::size_t k = 0; k < digits.size(); ++k)
     out.push_back(g.all(indexed("sum", static_cast<int>(k)), enable.with({lit(digits[k])})));
   return out;
 }
-
-namespace {
 
 constexpr int kDigitBits = 6;
 constexpr double kSegment = 1 << 17;  // the anchor's digits: bits 17–22, then 11–16
@@ -223,22 +213,15 @@ std::pair<Bits, Bits> anchor_digits(Gates& g, SignalId m, double largest) {
   return {high, low};
 }
 
-}  // namespace
-
-Bits attention_anchor(Gates g, const AttentionBlock& block, const Bits& anchor, const Enable& enable) {
-  if (anchor.size() != kAnchorBits) fail("circuit: an attention anchor is {} bits", kAnchorBits);
-  // A live position's score lifted by 3·2^20 is positive (scores are above −3·2^20), and so above a
-  // position beyond the count.
-  constexpr double kScoreLift = 3 * kClampLift;
-  const std::vector<PositionScore> scores = block_scores(g, block, kScoreLift - kClampLift, enable);
-  // The candidates' values v, the anchor's (a copy, in stage 1) and each position's lifted score: v
-  // is s + 3·2^20 (the anchor's s being 2^11·anchor), positive for the anchor and a live position
-  // and 0 for one that is not.
+// An anchor pass from the scores: the candidates' values v, the anchor's (a copy, in stage 1) and
+// each position's lifted score, s + 3·2^20 (the anchor's s being 2^11·anchor), positive for the
+// anchor and a live position and 0 for one that is not; then stages 3–7.
+Bits anchor_tail(Gates g, const std::vector<PositionScore>& scores, const Bits& anchor, const Enable& enable) {
   const SignalId anchored = g.signal("anchored", 0, 1 << 23);
   g.add_relu(anchored, enable.on(), 1, signed_value(anchor) * kEighth + kScoreLift);
   std::vector<Form> v{F(anchored)};
   for (const PositionScore& score : scores) v.push_back(score.lifted);
-  // Stage 3: [v_a ≥ v_b] for a < b (off with the unit, whose candidates are all 0); b beats a when not.
+  // Stage 3: [v_a ≥ v_b] for a < b (off with the pass, whose candidates are all 0); b beats a when not.
   const int n = static_cast<int>(v.size());
   std::vector<Form> wins(n);
   for (int a = 0; a < n; ++a)
@@ -262,16 +245,15 @@ Bits attention_anchor(Gates g, const AttentionBlock& block, const Bits& anchor, 
   return out;
 }
 
-Bits attention_mass(Gates g, const AttentionBlock& block, const Bits& anchor, const Bits& level, SignalId first_block,
-                    std::span<const int> mass_weights, std::span<const std::int64_t> back, const Enable& enable) {
+// A mass pass from the Q7 weights: in stage 1 the level one-hot, none for the first block; in stage
+// 2 BACK(level), each value an up projection (they are not bf16 numbers, which a down projection's
+// weights must be); then S cut into segments and a step per threshold (stages 5–6).
+Bits mass_tail(Gates g, const std::vector<Bits>& p, const Bits& level, SignalId first_block,
+               std::span<const std::int64_t> back, const Enable& enable) {
   constexpr int kLevels = 1 << kLevelBits;
   if (back.size() != kLevels || back.front() < 1 || back.back() >= 1 << 23 ||
       !std::is_sorted(back.begin(), back.end(), std::less_equal<>()))
     fail("circuit: a mass pass takes {} increasing levels' weights below 2^23", kLevels);
-  const std::vector<Bits> p = position_weights(g, block, anchor, Form(), mass_weights, enable);
-  // Stage 1: the level one-hot, none for the first block; stage 2: BACK(level), each value an up
-  // projection (they are not bf16 numbers, which a down projection's weights must be).
-  checked_level(level);
   const SignalId back_value = g.signal("back", 0, static_cast<double>(back.back()));
   for (int m = 0; m < kLevels; ++m) {
     const auto is_m = match_bits(level, 0, kLevelBits, static_cast<std::uint32_t>(m));
@@ -280,7 +262,7 @@ Bits attention_mass(Gates g, const AttentionBlock& block, const Bits& anchor, co
   }
   Form total = F(back_value);
   for (const Bits& bits : p) total += binary_value(bits);
-  // Stages 5–6: the number of thresholds S reaches, S² ≥ BACK(k − 1)·BACK(k) for k = 1..127.
+  // The number of thresholds S reaches, S² ≥ BACK(k − 1)·BACK(k) for k = 1..127.
   std::vector<std::int64_t> thresholds;
   std::vector<int> values{0};
   for (int k = 1; k < kLevels; ++k) {
@@ -292,6 +274,41 @@ Bits attention_mass(Gates g, const AttentionBlock& block, const Bits& anchor, co
     values.push_back(k);
   }
   return staircase(g, "level", total, thresholds, values);
+}
+
+void check_operands(const AttentionBlock& block, const AttentionPassOperands& in) {
+  if (in.values.size() != block.keys.size() || !std::all_of(in.values.begin(), in.values.end(), is_value) ||
+      in.anchor.size() != kAnchorBits || in.level.size() != kLevelBits || in.before.size() != kValueBits)
+    fail("circuit: the attention passes take a 13-bit value per position, a 12-bit anchor, a 7-bit level and a "
+         "13-bit token before");
+}
+
+}  // namespace
+
+AttentionPassResults attention_block_passes(Gates g, const AttentionBlock& block, const AttentionPassOperands& in,
+                                            const AttentionTables& tables, const AttentionPassKinds& kinds,
+                                            const Enable& enable) {
+  check_operands(block, in);
+  // 1 when the unit is on and one of `running` runs (they exclude each other).
+  auto on_for = [&](std::initializer_list<SignalId> running) {
+    Form on = enable.on() - 1.0;
+    for (SignalId kind : running) on += F(kind);
+    return on;
+  };
+  auto pass = [&](SignalId kind) { return Enable(enable.with({lit(kind)})); };
+  const std::vector<PositionScore> scores =
+      block_scores(g, block, on_for({kinds.anchor, kinds.mass, kinds.sum, kinds.element}));
+  AttentionPassResults out;
+  out.anchor = anchor_tail(g.sub("anchor"), scores, in.anchor, pass(kinds.anchor));
+  Gates mass = g.sub("mass");
+  const std::vector<Bits> p7 = position_weights(mass, scores, in.anchor, Form(), tables.mass_weights, on_for({kinds.mass}));
+  out.level = mass_tail(mass, p7, in.level, in.first_block, tables.back, pass(kinds.mass));
+  Gates weights = g.sub("weights");
+  const std::vector<Bits> p10 = position_weights(weights, scores, in.anchor, binary_value(in.level), tables.weights,
+                                                 on_for({kinds.sum, kinds.element}));
+  out.sum = sum_tail(g.sub("sum"), p10, in.before, pass(kinds.sum));
+  out.element = element_tail(g.sub("element"), p10, in.values, in.before, pass(kinds.element));
+  return out;
 }
 
 Bits attention_output(Gates g, const Bits& running, const Bits& sum, std::span<const int> reciprocals,

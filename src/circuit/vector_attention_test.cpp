@@ -3,7 +3,10 @@
 // on, gives each pass's running sum (and zeros with every neuron off when disabled).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <random>
 
 #include "circuit/vector_attention_testing.h"
 
@@ -48,8 +51,8 @@ TEST(VectorAttention, ElementPassGivesTheRunningSumInTwelveStages) {
   extreme.k[3].assign(8, 4095);
   heads.push_back(extreme);
   heads.push_back(staircase_head(r, 300));  // distances 0..100 eighths, on, below and above each step
-  AttentionPassMachine m(PassKind::kElement, element_passes(heads), 8);
-  EXPECT_EQ(stages(m.c, m.results()[0]), 12);
+  AttentionPassMachine m(element_passes(heads), 8);
+  EXPECT_EQ(stages(m.c, m.results()[AttentionPassMachine::result_of(PassKind::kElement)]), 12);
   expect_every_case(m);
 }
 
@@ -65,8 +68,8 @@ TEST(VectorAttention, SumPassGivesTheWeightsSumInEightStages) {
     p.level = 0;
     passes.push_back(p);
   }
-  AttentionPassMachine m(PassKind::kSum, passes, 8);
-  EXPECT_EQ(stages(m.c, m.results()[0]), 8);
+  AttentionPassMachine m(passes, 8);
+  EXPECT_EQ(stages(m.c, m.results()[AttentionPassMachine::result_of(PassKind::kSum)]), 8);
   expect_every_case(m);
 }
 
@@ -100,8 +103,8 @@ std::vector<AttentionHead> block_pass_heads(RandomOperands& r, int longest) {
 
 TEST(VectorAttention, AnchorPassGivesTheAnchorInSevenStages) {
   RandomOperands r(45);
-  AttentionPassMachine m(PassKind::kAnchor, block_passes(PassKind::kAnchor, block_pass_heads(r, 160)), 8);
-  EXPECT_EQ(stages(m.c, m.results()[0]), 7);
+  AttentionPassMachine m(block_passes(PassKind::kAnchor, block_pass_heads(r, 160)), 8);
+  EXPECT_EQ(stages(m.c, m.results()[AttentionPassMachine::result_of(PassKind::kAnchor)]), 7);
   expect_every_case(m);
 }
 
@@ -119,6 +122,7 @@ std::int64_t level_threshold(int k) {
 AttentionPass mass_pass_summing_to(std::int64_t target, int level) {
   constexpr int kAnchor = 500;
   AttentionPass p;
+  p.kind = PassKind::kMass;
   p.head.q = {2048, 1, 0, 0, 0, 0, 0, 0};
   p.anchor = kAnchor;
   p.level = level;
@@ -156,9 +160,43 @@ TEST(VectorAttention, MassPassGivesTheLevelInSixStages) {
         ASSERT_EQ(sum, target) << "threshold " << k;
         passes.push_back(p);
       }
-  AttentionPassMachine m(PassKind::kMass, passes, 8);
-  EXPECT_EQ(stages(m.c, m.results()[0]), 6);
+  AttentionPassMachine m(passes, 8);
+  EXPECT_EQ(stages(m.c, m.results()[AttentionPassMachine::result_of(PassKind::kMass)]), 6);
   expect_every_case(m);
+}
+
+// The largest number of the operation's neurons in one MLP stage.
+std::size_t widest_stage(const AttentionPassMachine& m) {
+  const CircuitGraph graph = analyze(m.c);
+  const std::vector<int> stage = mlp_stages(m.c, graph);
+  std::map<int, std::size_t> neurons;
+  for (const Step& step : graph.steps) {
+    if (step.kind != Step::Kind::Unit) continue;
+    const MlpUnit& unit = graph.units[step.index];
+    for (std::uint32_t n : unit.neurons)
+      if (m.c.neurons()[n].unit.rfind(VectorMachine::kUnit, 0) == 0) ++neurons[stage[step.outputs.front()]];
+  }
+  std::size_t widest = 0;
+  for (auto [s, count] : neurons) widest = std::max(widest, count);
+  return widest;
+}
+
+// Passes of every kind through the one unit, whose kinds share the scores (and the sum and element
+// passes their weights): each case's kind gives its token and every other kind zero, and no stage
+// needs more neurons than one MLP layer of the Qwen3.5-4B base holds.
+TEST(VectorAttention, EveryKindOfPassRunsOnSharedStagesWithinTheBaseModelsWidth) {
+  RandomOperands r(48);
+  const std::vector<AttentionHead> heads = {random_head(r, 70, 8, 12), staircase_head(r, 40)};
+  std::vector<AttentionPass> passes = element_passes(heads);
+  for (PassKind kind : {PassKind::kAnchor, PassKind::kMass, PassKind::kSum}) {
+    const std::vector<AttentionPass> more = block_passes(kind, heads);
+    passes.insert(passes.end(), more.begin(), more.end());
+  }
+  std::shuffle(passes.begin(), passes.end(), std::mt19937(48));
+  AttentionPassMachine m(passes, 8);
+  expect_every_case(m);
+  constexpr std::size_t kBaseMlpWidth = 9216;  // Qwen3.5-4B's intermediate size
+  EXPECT_LE(widest_stage(m), kBaseMlpWidth);
 }
 
 TEST(VectorAttention, OutputPassGivesTheElementInEightStages) {

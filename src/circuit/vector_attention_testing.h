@@ -1,7 +1,7 @@
 // circuit/vector_attention_testing.h — vu.attend as the passes the unit takes (anchor, mass, sum,
 // elements, outputs: docs/vector-unit.md, "Attention"), written from story_ops.h's definition for
 // the tests: composed, they must give story_attention_head; one by one, they are what each pass's
-// circuit must compute. Also the machine that runs an element pass's circuit on such passes.
+// circuit must compute. Also the machines that run the passes' circuits on such passes.
 #pragma once
 
 #include <algorithm>
@@ -178,7 +178,10 @@ inline AttentionHead staircase_head(RandomOperands& r, int positions) {
 
 // One pass's operands: the head, its block's first position, the output element (of an element
 // pass), the anchor and the level, and the token before it (the running sum, or the weights' sum).
+enum class PassKind { kAnchor, kMass, kSum, kElement };
+
 struct AttentionPass {
+  PassKind kind = PassKind::kElement;
   AttentionHead head;
   int first = 0, i = 0, anchor = 0, level = 0, before = 0;
 };
@@ -191,7 +194,7 @@ inline std::vector<AttentionPass> element_passes(const std::vector<AttentionHead
     for (int i = 0; i < static_cast<int>(h.q.size()); ++i) {
       int running = 0;
       for (int first = 0; first < static_cast<int>(h.k.size()); first += kAttentionBlock) {
-        passes.push_back({h, first, i, tokens.anchor, tokens.level, running});
+        passes.push_back({PassKind::kElement, h, first, i, tokens.anchor, tokens.level, running});
         running = element_pass(h, first, i, tokens.anchor, tokens.level, running);
       }
     }
@@ -201,13 +204,12 @@ inline std::vector<AttentionPass> element_passes(const std::vector<AttentionHead
 
 // Every anchor, mass or sum pass of the heads (the anchor, level or sum before it in `anchor`,
 // `level` or `before`).
-enum class PassKind { kAnchor, kMass, kSum, kElement };
 
 inline std::vector<AttentionPass> block_passes(PassKind kind, const std::vector<AttentionHead>& heads) {
   std::vector<AttentionPass> passes;
   for (const AttentionHead& h : heads) {
     const AttentionTokens tokens = head_tokens(h);
-    AttentionPass p{h, 0, 0, AttentionTokens{}.anchor, AttentionTokens{}.level, 0};
+    AttentionPass p{kind, h, 0, 0, AttentionTokens{}.anchor, AttentionTokens{}.level, 0};
     if (kind != PassKind::kAnchor) p.anchor = tokens.anchor;
     if (kind == PassKind::kSum) p.level = tokens.level;
     for (; p.first < static_cast<int>(h.k.size()); p.first += kAttentionBlock) {
@@ -221,8 +223,8 @@ inline std::vector<AttentionPass> block_passes(PassKind kind, const std::vector<
 }
 
 // The pass's token, from the models above.
-inline int pass_token(PassKind kind, const AttentionPass& p) {
-  switch (kind) {
+inline int pass_token(const AttentionPass& p) {
+  switch (p.kind) {
     case PassKind::kAnchor: return anchor_pass(p.head, p.first, p.anchor);
     case PassKind::kMass: return mass_pass(p.head, p.first, p.anchor, p.level);
     case PassKind::kSum: return sum_pass(p.head, p.first, p.anchor, p.level, p.before);
@@ -231,13 +233,15 @@ inline int pass_token(PassKind kind, const AttentionPass& p) {
   return 0;
 }
 
-// A machine running one attention pass over blocks of 32 positions of a head of `head_size`. Its
-// operands, in order: the query's elements, each position's key elements, the count (one-hot
-// 1..32), each position's value (element passes), the anchor (12 bits), the level (7 bits), the
-// token before (13 bits) and, for a mass pass, whether the block is the head's first.
+// A machine running the passes over blocks of 32 positions of a head of `head_size`: the four kinds'
+// circuits, sharing their first stages, each case one pass. Its operands, in order: the query's
+// elements, each position's key elements, the count (one-hot 1..32), each position's value, the
+// anchor (12 bits), the level (7 bits), the token before (13 bits), whether the block is the head's
+// first, and the kind (one-hot). Its results: the anchor, level, sum and element tokens, all zero
+// but the case's kind's.
 class AttentionPassMachine : public VectorMachine {
  public:
-  AttentionPassMachine(PassKind kind, const std::vector<AttentionPass>& passes, int head_size) {
+  AttentionPassMachine(const std::vector<AttentionPass>& passes, int head_size) {
     AttentionBlock block;
     for (int i = 0; i < head_size; ++i) block.query.push_back(operand(indexed("q", i), 13));
     for (int t = 0; t < kAttentionBlock; ++t) {
@@ -245,39 +249,39 @@ class AttentionPassMachine : public VectorMachine {
       for (int i = 0; i < head_size; ++i) block.keys.back().push_back(operand(indexed(indexed("k", t), i), 13));
     }
     block.count = one_hot_operand("count_is", 1, kAttentionBlock);
-    std::vector<Bits> values;
-    if (kind == PassKind::kElement)
-      for (int t = 0; t < kAttentionBlock; ++t) values.push_back(operand(indexed("v", t), 13));
-    const Bits anchor = operand("anchor", 12), level = operand("level", 7), before = operand("before", 13);
-    const SignalId first_block = kind == PassKind::kMass ? operand("first_block", 1)[0] : SignalId{};
+    AttentionPassOperands in;
+    for (int t = 0; t < kAttentionBlock; ++t) in.values.push_back(operand(indexed("v", t), 13));
+    in.anchor = operand("anchor", 12), in.level = operand("level", 7), in.before = operand("before", 13);
+    in.first_block = operand("first_block", 1)[0];
+    const Bits kind = one_hot_operand("kind_is", 0, 4);
+    const AttentionPassKinds kinds{kind[0], kind[1], kind[2], kind[3]};
     std::vector<VectorCase> cases;
-    for (const AttentionPass& p : passes) cases.push_back(case_of(kind, p, head_size));
-    finish({widened(result(kind, block, values, anchor, level, before, first_block), kind == PassKind::kAnchor)},
-           std::move(cases));
+    for (const AttentionPass& p : passes) cases.push_back(case_of(p, head_size));
+    const AttentionPassResults r = attention_block_passes(unit(), block, in, tables(), kinds, enable());
+    finish({widened(r.anchor, true), widened(r.level, false), widened(r.sum, false), r.element}, std::move(cases));
   }
 
+  // The result that holds each kind's token.
+  static std::size_t result_of(PassKind kind) { return static_cast<std::size_t>(kind); }
+
  private:
-  Bits result(PassKind kind, const AttentionBlock& block, const std::vector<Bits>& values, const Bits& anchor,
-              const Bits& level, const Bits& before, SignalId first_block) {
-    switch (kind) {
-      case PassKind::kAnchor: return attention_anchor(unit(), block, anchor, enable());
-      case PassKind::kMass:
-        return attention_mass(unit(), block, anchor, level, first_block, attention_weights(7), level_values(), enable());
-      case PassKind::kSum: return attention_weight_sum(unit(), block, anchor, level, before, attention_weights(), enable());
-      case PassKind::kElement:
-        return attention_element(unit(), block, values, anchor, level, before, attention_weights(), enable());
-    }
-    return {};
+  int unused_bits_ = 0;
+
+  static const AttentionTables& tables() {
+    static const std::vector<int> weights = attention_weights(), mass_weights = attention_weights(7);
+    static const std::vector<std::int64_t> back = level_values();
+    static const AttentionTables t{weights, mass_weights, back};
+    return t;
   }
 
   // A result narrower than a token, its sign bit repeated (an anchor) or zeros above it.
   Bits widened(Bits bits, bool is_signed) {
     for (int b = static_cast<int>(bits.size()); b < kResultBits; ++b)
-      bits.push_back(is_signed ? bits.back() : c.add_input(indexed("unused_top_bit", b)));
+      bits.push_back(is_signed ? bits.back() : c.add_input(indexed("unused_top_bit", unused_bits_++)));
     return bits;
   }
 
-  static VectorCase case_of(PassKind kind, const AttentionPass& p, int head_size) {
+  static VectorCase case_of(const AttentionPass& p, int head_size) {
     const AttentionHead& h = p.head;
     const int end = block_end(h, p.first);
     VectorCase c;
@@ -285,11 +289,11 @@ class AttentionPassMachine : public VectorMachine {
     for (int t = 0; t < kAttentionBlock; ++t)
       for (int i = 0; i < head_size; ++i) c.operands.push_back(p.first + t < end ? h.k[p.first + t][i] : 0);
     c.operands.push_back(end - p.first);
-    if (kind == PassKind::kElement)
-      for (int t = 0; t < kAttentionBlock; ++t) c.operands.push_back(p.first + t < end ? h.v[p.first + t][p.i] : 0);
-    c.operands.insert(c.operands.end(), {p.anchor, std::max(p.level, 0), p.before});
-    if (kind == PassKind::kMass) c.operands.push_back(p.level < 0);
-    c.results = {pass_token(kind, p)};
+    for (int t = 0; t < kAttentionBlock; ++t) c.operands.push_back(p.first + t < end ? h.v[p.first + t][p.i] : 0);
+    c.operands.insert(c.operands.end(), {p.anchor, std::max(p.level, 0), p.before, p.level < 0});
+    c.operands.push_back(static_cast<int>(p.kind));
+    c.results.assign(4, 0);
+    c.results[result_of(p.kind)] = pass_token(p);
     return c;
   }
 };
