@@ -5,8 +5,10 @@
 #include "driver/compiled_machine.h"
 #include "driver/evaluator_machine.h"
 #include "driver/model_machine.h"
+#include "driver/trace_protocol.h"
 #include "emulator/emulator.h"
 #include "isa/trap.h"
+#include "support/error.h"
 #include "toolchain/program_testing.h"
 
 namespace rvformer::driver {
@@ -45,6 +47,21 @@ void expect_runs_like_the_emulator(TokenMachine& m, const program::ProgramImage&
   EXPECT_EQ(got.console, expected.console);
   EXPECT_EQ(got.exit_code, expected.exit_code);
   EXPECT_EQ(got.instructions, expected.instructions);
+}
+
+// What an image holds beyond code and read-only data is refused with one line, not dropped.
+TEST(Machine, TheLoaderRefusesImagePartsTheMachineCannotHold) {
+  program::ProgramImage image;
+  image.code = {0x13, 0, 0, 0};
+  image.entry = image.map.code.base;
+  const Protocol protocol(program::kDefaultMachine);
+  EXPECT_NO_THROW(program_load_tokens(image, protocol));
+  program::ProgramImage with_weights = image;
+  with_weights.weights = {1, 2, 3, 4};
+  EXPECT_THROW(program_load_tokens(with_weights, protocol), Error);
+  program::ProgramImage with_ram = image;
+  with_ram.ram = {1};
+  EXPECT_THROW(program_load_tokens(with_ram, protocol), Error);
 }
 
 TEST(Machine, RunsAProgramWithStdioLikeTheEmulator) {

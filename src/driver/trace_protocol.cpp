@@ -96,6 +96,8 @@ std::vector<std::uint32_t> program_load_tokens(const program::ProgramImage& imag
   if (std::any_of(image.ram.begin(), image.ram.end(), [](std::uint8_t b) { return b != 0; }))
     fail("the program initialises RAM directly; the in-weights machine loads code and read-only data only "
          "(the rvformer runtime's crt0 copies .data from read-only data)");
+  if (!image.weights.empty())
+    fail("the program brings a vector weight memory, which the in-weights machine {} lacks", map.name);
   const cpu::TraceVocabulary& v = protocol.vocabulary;
   std::vector<std::uint32_t> tokens;
   add_half_rows(image.code, cpu::kInstructionsPerHalf * 4, cpu::kCodeSlots, 0, v, tokens);
