@@ -34,11 +34,7 @@ void report(const std::string& name, const std::function<std::vector<Bits>(circu
   circuit::Gates g(c, "op");
   for (const Bits& result : build(c, g, enable))
     for (circuit::SignalId bit : result) c.mark_output(bit);
-  const circuit::CircuitGraph graph = circuit::analyze(c);
-  const std::vector<int> stage = circuit::mlp_stages(c, graph);
-  std::map<int, std::size_t> neurons;
-  for (const circuit::Step& step : graph.steps)
-    if (step.kind == circuit::Step::Kind::Unit) neurons[stage[step.outputs.front()]] += graph.units[step.index].neurons.size();
+  const std::map<int, std::size_t> neurons = circuit::neurons_by_stage(c);
   fmt::print("{}: {} stages, {} neurons\n", name, neurons.rbegin()->first, c.neurons().size());
   for (auto [s, count] : neurons) fmt::print("  stage {:2}: {:6} neurons\n", s, count);
 }

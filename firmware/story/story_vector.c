@@ -68,9 +68,10 @@ static int requantisation_valid(const StoryModel* model) {
   const StoryMatrix* matrices[STORY_MAX_MATRICES];
   const int count = story_model_matrices(model, matrices);
   for (int m = 0; m < count; ++m)
-    for (uint32_t pair = matrices[m]->offset, end = pair + 8u * (uint32_t)matrices[m]->rows; pair < end; pair += 8)
-      if (!story_requant_multiplier_valid((int32_t)vu_wget(pair)) || !story_requant_shift_valid((int32_t)vu_wget(pair + 4)))
-        return 0;
+    for (uint32_t pair = matrices[m]->offset, end = pair + 8u * (uint32_t)matrices[m]->rows; pair < end; pair += 8) {
+      const int32_t multiplier = (int32_t)vu_wget(pair), shift = (int32_t)vu_wget(pair + 4);
+      if (!story_requant_multiplier_valid(multiplier) || !story_requant_shift_valid(shift)) return 0;
+    }
   return 1;
 }
 

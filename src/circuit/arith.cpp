@@ -25,7 +25,6 @@ Form value_of(const Forms& bits, bool signed_top = false) {
   return v;
 }
 
-
 // A power of two above every partial sum of a narrow sum whose carries stay ≤ max_carry.
 double sum_bound(int width, int max_carry) {
   return std::ldexp(1.0, width + static_cast<int>(std::bit_width(static_cast<unsigned>(max_carry))));

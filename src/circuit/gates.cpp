@@ -33,6 +33,15 @@ Form sum_of(const std::vector<SignalId>& signals) {
 
 std::string indexed(const std::string& name, int i) { return name + "[" + std::to_string(i) + "]"; }
 
+std::vector<Term> spelling_change(const Bits& bits, std::uint32_t from, std::uint32_t to) {
+  std::vector<Term> terms;
+  for (std::size_t b = 0; b < bits.size(); ++b) {
+    const int delta = static_cast<int>((to >> b) & 1) - static_cast<int>((from >> b) & 1);
+    if (delta != 0) terms.push_back({bits[b], static_cast<double>(delta)});
+  }
+  return terms;
+}
+
 std::vector<Literal> match_bits(const Bits& bits, int low, int width, std::uint32_t value) {
   std::vector<Literal> literals;
   for (int i = 0; i < width; ++i) literals.push_back((value >> i) & 1 ? lit(bits[low + i]) : nlit(bits[low + i]));

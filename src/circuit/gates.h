@@ -54,6 +54,10 @@ Form one_hot_at_least(const std::vector<SignalId>& one_hot, std::size_t k);
 inline Literal operator~(Literal l) { return {l.signal, !l.negated}; }
 inline Literal lit(SignalId s) { return {s, false}; }
 inline Literal nlit(SignalId s) { return {s, true}; }
+// The terms that turn `bits` spelling `from` into spelling `to` (their low bits): +1 on a bit `to`
+// sets and `from` does not, −1 the other way. A step that adds them moves a value in binary from one
+// number to the next; from 0, they spell `to`.
+std::vector<Term> spelling_change(const Bits& bits, std::uint32_t from, std::uint32_t to);
 // "name[i]": the name of the i-th signal of a family.
 std::string indexed(const std::string& name, int i);
 // Literals requiring bits [low, low + width) of `bits` to spell `value`.

@@ -229,4 +229,19 @@ std::vector<int> mlp_stages(const Circuit& circuit, const CircuitGraph& graph) {
   return stage;
 }
 
+std::map<int, std::size_t> neurons_by_stage(const Circuit& circuit, const std::string& unit) {
+  const CircuitGraph graph = analyze(circuit);
+  const std::vector<int> stage = mlp_stages(circuit, graph);
+  auto counted = [&](const std::string& name) {
+    return unit.empty() || name == unit || name.rfind(unit + ".", 0) == 0;
+  };
+  std::map<int, std::size_t> neurons;
+  for (const Step& step : graph.steps) {
+    if (step.kind != Step::Kind::Unit) continue;
+    for (std::uint32_t n : graph.units[step.index].neurons)
+      if (counted(circuit.neurons()[n].unit)) ++neurons[stage[step.outputs.front()]];
+  }
+  return neurons;
+}
+
 }  // namespace rvformer::circuit

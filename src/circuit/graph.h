@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "circuit/circuit.h"
@@ -40,5 +42,9 @@ CircuitGraph analyze(const Circuit& circuit);
 // Per signal, the MLP units on the longest path from the inputs to it (0 for inputs; banks and
 // delays add none): the MLP layers its computation needs at least.
 std::vector<int> mlp_stages(const Circuit& circuit, const CircuitGraph& graph);
+
+// Per MLP stage, how many neurons of `unit` (and of its sub-units "unit.…"; every neuron when it is
+// empty) the stage holds: the width the stages ask of the layers they land in.
+std::map<int, std::size_t> neurons_by_stage(const Circuit& circuit, const std::string& unit = "");
 
 }  // namespace rvformer::circuit

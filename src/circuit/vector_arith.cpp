@@ -13,7 +13,6 @@
 namespace rvformer::circuit {
 namespace {
 
-
 constexpr int kWeightBits = 8;
 constexpr int kOutBits = 13;
 constexpr int kDigitBits = 7;
@@ -28,15 +27,10 @@ Bits to_binary(Gates& g, const std::string& name, const Form& value, int largest
   for (int top = width; top > 0; top -= kDigitBits) {
     const int low = std::max(0, top - kDigitBits);
     for (int l = low; l < top; ++l) bits[l] = g.signal(indexed(name, l));
+    const Bits digit(bits.begin() + low, bits.begin() + top);
     const int digit_max = std::min((1 << (top - low)) - 1, largest >> low);
-    for (int q = 1; q <= digit_max; ++q) {
-      std::vector<Term> down;
-      for (int l = low; l < top; ++l) {
-        int delta = ((q >> (l - low)) & 1) - (((q - 1) >> (l - low)) & 1);
-        if (delta != 0) down.push_back({bits[l], static_cast<double>(delta)});
-      }
-      g.add_step(down, rest, q << low);
-    }
+    for (std::uint32_t q = 1; q <= static_cast<std::uint32_t>(digit_max); ++q)
+      g.add_step(spelling_change(digit, q - 1, q), rest, q << low);
     for (int l = low; l < top; ++l) rest -= F(bits[l]) * std::ldexp(1.0, l);
   }
   return bits;

@@ -96,12 +96,8 @@ Bits staircase(Gates& g, const std::string& name, const Form& x, std::span<const
     g.add_relu(segment, x - base, 1);
     g.add_relu(segment, x - base - width, -1);
     for (std::size_t k = first; k <= last; ++k) {
-      std::vector<Term> down;
-      for (std::size_t b = 0; b < bits.size(); ++b) {
-        const int delta = ((values[k + 1] >> b) & 1) - ((values[k] >> b) & 1);
-        if (delta != 0) down.push_back({bits[b], static_cast<double>(delta)});
-      }
-      g.add_step(down, F(segment), static_cast<double>(thresholds[k]) - base);
+      const auto before = static_cast<std::uint32_t>(values[k]), after = static_cast<std::uint32_t>(values[k + 1]);
+      g.add_step(spelling_change(bits, before, after), F(segment), static_cast<double>(thresholds[k]) - base);
     }
   }
   return bits;
@@ -198,18 +194,10 @@ std::pair<Bits, Bits> anchor_digits(Gates& g, SignalId m, double largest) {
     high.push_back(g.signal(indexed("high", b)));
     low.push_back(g.signal(indexed("low", b)));
   }
-  auto steps_into = [&](const Bits& digit, int q) {
-    std::vector<Term> down;
-    for (int b = 0; b < kDigitBits; ++b) {
-      const int delta = ((q >> b) & 1) - (((q - 1) >> b) & 1);
-      if (delta != 0) down.push_back({digit[b], static_cast<double>(delta)});
-    }
-    return down;
-  };
-  for (std::size_t j = 0; j + 1 < segment.size(); ++j)
-    g.add_step(steps_into(high, static_cast<int>(j) + 1), F(segment[j]), kSegment);
+  for (std::uint32_t j = 0; j + 1 < segment.size(); ++j)
+    g.add_step(spelling_change(high, j, j + 1), F(segment[j]), kSegment);
   const Form rest = F(m) - binary_value(high) * kSegment;
-  for (int q = 1; q < 1 << kDigitBits; ++q) g.add_step(steps_into(low, q), rest, q * kEighth);
+  for (std::uint32_t q = 1; q < 1u << kDigitBits; ++q) g.add_step(spelling_change(low, q - 1, q), rest, q * kEighth);
   return {high, low};
 }
 
@@ -325,9 +313,8 @@ Bits attention_output(Gates g, const Bits& running, const Bits& sum, std::span<c
   Form above;
   for (int e = kSumBits - 1; e >= 0; --e) {
     const Form leading = F(sum[e]) * 2.0 - above * 4.0 - off;  // 2 when bit e leads, at most 0 otherwise
-    std::vector<Term> spelled{{nonzero, 1.0}};
-    for (int b = 0; b < kExponentBits; ++b)
-      if ((e >> b) & 1) spelled.push_back({exponent[b], 1.0});
+    std::vector<Term> spelled = spelling_change(exponent, 0, static_cast<std::uint32_t>(e));
+    spelled.push_back({nonzero, 1.0});
     g.add_step(spelled, leading, 2);
     for (int b = 0; b < kEntryBits; ++b)
       if (e - kEntryBits + b >= 0) g.add_step(entry[b], leading + F(sum[e - kEntryBits + b]), 3);

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <random>
 
 #include "circuit/vector_attention_testing.h"
@@ -167,17 +166,8 @@ TEST(VectorAttention, MassPassGivesTheLevelInSixStages) {
 
 // The largest number of the operation's neurons in one MLP stage.
 std::size_t widest_stage(const AttentionPassMachine& m) {
-  const CircuitGraph graph = analyze(m.c);
-  const std::vector<int> stage = mlp_stages(m.c, graph);
-  std::map<int, std::size_t> neurons;
-  for (const Step& step : graph.steps) {
-    if (step.kind != Step::Kind::Unit) continue;
-    const MlpUnit& unit = graph.units[step.index];
-    for (std::uint32_t n : unit.neurons)
-      if (m.c.neurons()[n].unit.rfind(VectorMachine::kUnit, 0) == 0) ++neurons[stage[step.outputs.front()]];
-  }
   std::size_t widest = 0;
-  for (auto [s, count] : neurons) widest = std::max(widest, count);
+  for (auto [stage, count] : neurons_by_stage(m.c, VectorMachine::kUnit)) widest = std::max(widest, count);
   return widest;
 }
 

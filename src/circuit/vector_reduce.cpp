@@ -21,7 +21,6 @@ constexpr int kCapBit = 2 * kPairs;     // ss ≥ 2^30 reads as 2^30
 constexpr int kEntryBias = 64;          // the entry is the bucket less 64
 constexpr int kEntryAtCap = 255 - kEntryBias;
 
-
 // x² for x in two's complement, its top bit t weighing −2^(n−1): the squares and doubled products
 // of the low bits, 2^(2n−2)·t, and −2^n·t·x_b as 2^(b+n)·(t∧¬x_b) − 2^(b+n)·t.
 void add_square(ColumnSum& sum, const Bits& x) {
@@ -78,10 +77,7 @@ Bits rmsnorm_scale(Gates g, const NormScaleOperands& x, const Enable& enable) {
     for (int k = 2 * p + 2; k < width; ++k) above += F(ss[k]);
     const Form pair = p == 0 ? Form(1.0) : bit(2 * p) + bit(2 * p + 1);
     const Form excluded = above * 4.0 + off;
-    std::vector<Term> half_e;
-    for (int b = 0; b < kHalfEBits; ++b)
-      if (((kPairs - 1 - p) >> b) & 1) half_e.push_back({out[kEntryBits + b], 1.0});
-    g.add_step(half_e, pair - excluded, 1);
+    g.add_step(spelling_change(Bits(out.begin() + kEntryBits, out.end()), 0, kPairs - 1 - p), pair - excluded, 1);
     for (int j = 0; j < 6; ++j)  // the bucket's bits 0–5 are ss's from 2P − 6 up
       if (2 * p - 6 + j >= 0) g.add_step(out[j], bit(2 * p - 6 + j) * 2.0 + pair - excluded, 3);
     // The bucket's bits 6 and 7 are the pair; less 64, bit 6 is the pair 10 and bit 7 the pair 11.
@@ -91,10 +87,7 @@ Bits rmsnorm_scale(Gates g, const NormScaleOperands& x, const Enable& enable) {
   Form capped;
   for (int k = kCapBit; k < width; ++k) capped += F(ss[k]);
   if (!capped.terms().empty()) {
-    std::vector<Term> at_cap;
-    for (int b = 0; b < kEntryBits; ++b)
-      if ((kEntryAtCap >> b) & 1) at_cap.push_back({out[b], 1.0});
-    g.add_step(at_cap, capped - off, 1);
+    g.add_step(spelling_change(Bits(out.begin(), out.begin() + kEntryBits), 0, kEntryAtCap), capped - off, 1);
   }
   return out;
 }
@@ -173,9 +166,9 @@ Bits first_index_of(Gates g, const ArgmaxLine& line, const Bits& maximum, const 
   Form earlier;
   for (int a = 0; a < n; ++a) {
     const Form first = F(match[a]) - earlier - F(found_before) * (n + 1);
-    std::vector<Term> spelled{{out[kIndexBits], 1.0}};
-    for (int k = 0; k < position_bits; ++k)
-      if ((a >> k) & 1) spelled.push_back({out[k], 1.0});
+    const Bits position(out.begin(), out.begin() + position_bits);
+    std::vector<Term> spelled = spelling_change(position, 0, static_cast<std::uint32_t>(a));
+    spelled.push_back({out[kIndexBits], 1.0});
     g.add_step(spelled, first, 1);
     for (std::size_t k = 0; k < line_number.size(); ++k)
       g.add_step(out[position_bits + static_cast<int>(k)], first + F(line_number[k]) - 1.0, 1);

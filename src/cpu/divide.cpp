@@ -23,7 +23,6 @@ namespace {
 
 constexpr double kOff = 4194304;  // 2^22: beyond every comparison's |H| and |L|, and with them below 2^24 (exact)
 
-
 // x, or −x (mod 2^32) when the literals of `negate` hold, as bits that are 0 unless the literals of
 // `gate` hold, in one stage: a negated x's bit i flips when a lower bit is set, x_i XOR [L ≥ 1] =
 // OR − AND = [x_i + L ≥ 1] − [i·x_i + L ≥ i + 1] (L = Σ_{j<i} x_j). With negate = "signed and bit 31", |x|.
