@@ -2,7 +2,7 @@
 // emulator: stories260K greedy from BOS for --steps tokens, every retired instruction attributed to
 // the firmware function holding its pc (the ELF's symbols, read with the cross toolchain's nm), as
 // instructions per story token. Loading the blob (the console reads, the checksum) is listed apart.
-// The plain build by default; --vector profiles the vector unit's build on emulator-vector, where
+// The plain build by default; --vector profiles the vector unit's build on rvformer-vector, where
 // each vu.* instruction counts as one. Needs the RISC-V cross compiler.
 #include <fmt/format.h>
 
@@ -62,7 +62,7 @@ std::string function_at(const std::vector<Function>& functions, std::uint32_t pc
 }
 
 int profile(int steps, bool vector) {
-  const program::MemoryMap& map = vector ? program::kEmulatorVectorMap : program::kEmulator1MbMap;
+  const program::MemoryMap& map = vector ? program::kVectorMap : program::kEmulator1MbMap;
   toolchain::TemporaryDirectory build;
   const std::filesystem::path elf = build.path() / "story.elf";
   std::vector<std::filesystem::path> sources;
@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
   int steps = 64;
   bool vector = false;
   app.add_option("--steps", steps, "Forward passes (default 64)")->check(CLI::Range(1, 512));
-  app.add_flag("--vector", vector, "Profile the vector unit's build (emulator-vector) instead of the plain one");
+  app.add_flag("--vector", vector, "Profile the vector unit's build (rvformer-vector) instead of the plain one");
   CLI11_PARSE(app, argc, argv);
   try {
     return profile(steps, vector);

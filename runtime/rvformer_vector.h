@@ -1,6 +1,6 @@
 /* runtime/rvformer_vector.h — the vector unit's instructions as C functions (docs/vector-unit.md).
  *
- * Machines with the unit (memory map `emulator-vector`; `rvformer cc` then defines
+ * Machines with the unit (memory map `rvformer-vector`; `rvformer cc` then defines
  * RVFORMER_VECTOR_UNIT) hold, when a program starts, zeros but for WM's image:
  *   WM   the weight memory, VU_WEIGHT_BYTES bytes (little-endian words): int8 matrices with their
  *        requantisation pairs, and int16 tables; the program image's weight memory (placed by the

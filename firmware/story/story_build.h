@@ -5,7 +5,7 @@
  *                   (the host reference, and the RV32IM firmware on emulator-1m);
  *   story_vector.c  with RVFORMER_VECTOR_UNIT: the blob in the vector unit's weight memory, the
  *                   activations and the KV cache in its activation memory, the operations as vu.*
- *                   instructions (runtime/rvformer_vector.h; the firmware on emulator-vector). */
+ *                   instructions (runtime/rvformer_vector.h; the firmware on rvformer-vector). */
 #ifndef STORY_BUILD_H
 #define STORY_BUILD_H
 

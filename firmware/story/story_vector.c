@@ -1,5 +1,5 @@
 /* firmware/story/story_vector.c — the vector unit's build of story_build.h (RVFORMER_VECTOR_UNIT,
- * the emulator-vector map): the blob is the program image's weight memory (WM), placed there by the
+ * the rvformer-vector map): the blob is the program image's weight memory (WM), placed there by the
  * image loader, so that each matrix is at its blob offset in the unit's matrix layout; the firmware
  * reads the header, the requantisation pairs and the vocabulary from WM (vu.wget) to check them,
  * and keeps a copy of the vocabulary in RAM. The activations and the KV cache live in the activation

@@ -106,7 +106,8 @@ std::optional<Failure> run_failure(const driver::RunResult& result, const progra
                                    const driver::Protocol& protocol) {
   switch (result.end) {
     case driver::RunEnd::kExited: return std::nullopt;
-    case driver::RunEnd::kTrapped: return Failure{exit_status::kTrapped, isa::trapped_message(result.trap, image.map)};
+    case driver::RunEnd::kTrapped:
+      return Failure{exit_status::kTrapped, driver::trapped_message(result.trap, image.map, protocol)};
     case driver::RunEnd::kInstructionLimit:
       return Failure{exit_status::kInstructionLimit, isa::instruction_limit_message(result.instructions,
                                                  driver::next_instruction_address(result.position, protocol))};
@@ -218,7 +219,8 @@ int run_command(const RunOptions& options) {
   program::ProgramImage image = toolchain::load_program(program, program_map(options));
   if (options.weight_memory) {
     if (!image.map.vector_unit)
-      fail("--weight-memory fills the vector unit's weight memory, which only --target emulator-vector has");
+      fail("--weight-memory fills the vector unit's weight memory, which only the rvformer-vector machine has "
+           "(--machine rvformer-vector)");
     image.weights = read_file_bytes(*options.weight_memory);
   }
   return run_program_image(image, options.run, console);
@@ -255,7 +257,7 @@ void add_run_command(CLI::App& app, Action& action) {
                   "(e.g. emulator-1m), instead of the machine's")
       ->check(CLI::IsMember(memory_map_names()));
   run->add_option("--weight-memory", options->weight_memory,
-                  "With --target emulator-vector: FILE's bytes as the vector unit's weight memory from byte 0, "
+                  "On the rvformer-vector machine: FILE's bytes as the vector unit's weight memory from byte 0, "
                   "as the image loader places them (e.g. a blob from `rvformer story --write-blob`)")
       ->option_text("FILE");
   run->callback([options, run, &action] {
@@ -271,8 +273,9 @@ void add_compile_command(CLI::App& app, Action& action) {
   cc->add_option("-o", options->output, "Output ELF file")->required();
   add_whole_number_option(*cc, "-O", options->optimization_level, "Optimisation level 0-3 (default 2)", 0, 3);
   cc->add_option("--target", options->target,
-                 "Memory map: rvformer (default), rvformer-large, rvformer-bigint, qemu-virt (QEMU's virt machine), emulator-1m "
-                 "(1 MB of RAM) or emulator-vector (the vector unit); the last two on the golden emulator only")
+                 "Memory map: rvformer (default), rvformer-large, rvformer-bigint, rvformer-vector (the vector unit: "
+                 "vu.wget in the weights, every vu.* instruction on the golden emulator), qemu-virt (QEMU's virt "
+                 "machine) or emulator-1m (1 MB of RAM, the golden emulator only)")
       ->check(CLI::IsMember(memory_map_names()));
   cc->add_flag("-v,--verbose", options->verbose, "Print the compiler commands");
   cc->callback([options, &action] { action = [options] { return compile_command(*options); }; });

@@ -157,11 +157,11 @@ TEST_F(ProgramCommands, WeightMemoryFillsTheVectorUnitsWeightMemory) {
   std::string source = write_source("wm.c",
                                     "#include <stdio.h>\n#include <rvformer_vector.h>\n"
                                     "int main(void) { printf(\"%08x %08x\\n\", (unsigned)vu_wget(4), (unsigned)vu_wget(8)); return 0; }\n");
-  ASSERT_EQ(rvformer({"cc", "--target", "emulator-vector", "-o", path("wm.elf"), source}).exit_status, 0);
+  ASSERT_EQ(rvformer({"cc", "--target", "rvformer-vector", "-o", path("wm.elf"), source}).exit_status, 0);
   const std::string image = path("wm.bin");
   write_file_atomic(image, std::vector<std::uint8_t>{0, 0, 0, 0, 0x78, 0x56, 0x34, 0x12});
   ProcessResult result =
-      rvformer({"run", "--on", "emulator", "--target", "emulator-vector", "--weight-memory", image, path("wm.elf")});
+      rvformer({"run", "--on", "emulator", "--target", "rvformer-vector", "--weight-memory", image, path("wm.elf")});
   EXPECT_EQ(result.exit_status, 0) << result.standard_error;
   EXPECT_EQ(result.standard_output, "12345678 00000000\n");
   ProcessResult no_unit = rvformer({"run", "--on", "emulator", "--target", "emulator-1m", "--weight-memory", image,
@@ -170,10 +170,34 @@ TEST_F(ProgramCommands, WeightMemoryFillsTheVectorUnitsWeightMemory) {
   EXPECT_THAT(no_unit.standard_error, HasSubstr("--weight-memory fills the vector unit's weight memory"));
   write_file_atomic(image, std::vector<std::uint8_t>(384 * 1024 + 4, 1));
   ProcessResult too_big =
-      rvformer({"run", "--on", "emulator", "--target", "emulator-vector", "--weight-memory", image, path("wm.elf")});
+      rvformer({"run", "--on", "emulator", "--target", "rvformer-vector", "--weight-memory", image, path("wm.elf")});
   EXPECT_EQ(too_big.exit_status, 2);
   EXPECT_EQ(too_big.standard_error, "rvformer: error: the program's vector weight memory (393220 bytes) does not fit its "
                                     "393216-byte memory\n");
+}
+
+// Inside the weights of the rvformer-vector machine the loader fills the weight memory and vu.wget
+// reads it; the unit's instructions the weights lack yet stop the run with a line that says so.
+TEST_F(ProgramCommands, WeightMemoryRunsInsideTheVectorMachinesWeights) {
+  std::string source = write_source("wm.c",
+                                    "#include <stdio.h>\n#include <rvformer_vector.h>\n"
+                                    "int main(void) { printf(\"%08x %08x\\n\", (unsigned)vu_wget(4), (unsigned)vu_wget(8)); return 0; }\n");
+  const std::string image = path("wm.bin");
+  write_file_atomic(image, std::vector<std::uint8_t>{0, 0, 0, 0, 0x78, 0x56, 0x34, 0x12});
+  ProcessResult result = rvformer({"run", "--machine", "rvformer-vector", "--weight-memory", image, source});
+  EXPECT_EQ(result.exit_status, 0) << result.standard_error;
+  EXPECT_EQ(result.standard_output, "12345678 00000000\n");
+  write_file_atomic(image, std::vector<std::uint8_t>(384 * 1024 + 4, 1));
+  ProcessResult too_big = rvformer({"run", "--machine", "rvformer-vector", "--weight-memory", image, source});
+  EXPECT_EQ(too_big.exit_status, 2);
+  EXPECT_THAT(too_big.standard_error, HasSubstr("the program's vector weight memory (393220 bytes) does not fit the "
+                                                "in-weights machine rvformer-vector's (393216 bytes)"));
+  std::string later = write_source("vl.c", "#include <rvformer_vector.h>\nint main(void) { vu_set_vl(4); return 0; }\n");
+  ProcessResult not_yet = rvformer({"run", "--machine", "rvformer-vector", later});
+  EXPECT_EQ(not_yet.exit_status, 4);
+  EXPECT_THAT(not_yet.standard_error, HasSubstr("(vu.setvl "));
+  EXPECT_THAT(not_yet.standard_error, HasSubstr("): the rvformer-vector machine's weights have only vu.wget"));
+  EXPECT_EQ(rvformer({"run", "--on", "emulator", "--machine", "rvformer-vector", later}).exit_status, 0);
 }
 
 TEST_F(ProgramCommands, TrapEndsTheRunAfterTheOutputSoFar) {

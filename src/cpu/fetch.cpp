@@ -17,7 +17,7 @@ void MachineBuilder::add_code_rom() {
     read_rows.push_back(binary_select(slice(control_.base, 4, 7), match_bits(control_.base, 11, bank_bits, k)));
   m_.layout.code_banks = add_loaded_memory({.name = "code",
                                             .bank_bits = bank_bits,
-                                            .region = nlit(control_.base[word_bits_ - 3]),
+                                            .region = staged_.code_region,
                                             .commit = staged_.commit_code,
                                             .staged = staged_.code_lanes,
                                             .read = fetched,

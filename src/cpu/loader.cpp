@@ -1,12 +1,14 @@
 // cpu/loader.cpp — loading the program image through tokens (the driver never writes state).
 //
-// While not running, FAR h then JLO l name the image half-row to fill (the PC latch holds it:
-// bit word_bits − 3 says read-only data, the bits below it the half-row) and groups of four tokens
-// carry its bits: VAL, VAL, VAL, STAGE(k, b). The STAGE pass writes staging slot k with the three
-// VAL payloads (through the conv's earlier taps) and b: 44 bits. The pass of the half-row's last
-// slot (6 for code, 3 for read-only data) reads the earlier slots back, takes the last one from the
-// token history, and turns the bits into stored lane values: an instruction's class and whether it
-// writes rd (decoded here, once), then its bits 7..31, two bits per lane (docs/machine-layout.md).
+// While not running, FAR h then JLO l name the image half-row to fill (the PC latch holds it: with
+// the vector unit, bit word_bits − 1 says its weight memory and the bits below it the half-row;
+// otherwise bit word_bits − 3 says read-only data, the bits below it the half-row) and groups of
+// four tokens carry its bits: VAL, VAL, VAL, STAGE(k, b). The STAGE pass writes staging slot k with
+// the three VAL payloads (through the conv's earlier taps) and b: 44 bits. The pass of the
+// half-row's last slot (6 for code and weights, 3 for read-only data) reads the earlier slots back,
+// takes the last one from the token history, and turns the bits into stored lane values: an
+// instruction's class and whether it writes rd (decoded here, once), then its bits 7..31, two bits
+// per lane; a data word two bits a lane, a weight word four (docs/machine-layout.md).
 #include "cpu/machine_builder.h"
 
 namespace rvformer::cpu {
@@ -19,16 +21,16 @@ struct ClassOpcode {
 constexpr ClassOpcode kClassOpcodes[] = {
     {kClassLui, 0x37},  {kClassAuipc, 0x17}, {kClassLoad, 0x03},  {kClassOpImm, 0x13},  {kClassMiscMem, 0x0F},
     {kClassJal, 0x6F},  {kClassJalr, 0x67},  {kClassBranch, 0x63}, {kClassStore, 0x23}, {kClassOp, 0x33},
-    {kClassCustom, 0x0B},
+    {kClassCustom, 0x0B}, {kClassVector, 0x2B},
 };
 
 bool class_writes_rd(int cls) {
   return cls == kClassLui || cls == kClassAuipc || cls == kClassLoad || cls == kClassOpImm || cls == kClassJal ||
-         cls == kClassJalr || cls == kClassOp || cls == kClassCustom;
+         cls == kClassJalr || cls == kClassOp || cls == kClassCustom || cls == kClassVector;
 }
 
 // Stored level of two bits (low, high): 0, 1, 2 or 4 for 00, 10, 01, 11.
-double level(int low, int high) { return low ? (high ? 4 : 1) : (high ? 2 : 0); }
+double level(int low, int high) { return stored_level(low + 2 * high); }
 
 }  // namespace
 
@@ -74,9 +76,17 @@ void MachineBuilder::add_loader() {
     bits.insert(bits.end(), in_.stage_bits.begin(), in_.stage_bits.end());
     return bits;
   };
-  SignalId region = control_.base[word_bits_ - 3];
-  std::vector<Literal> commit_code{lit(in_.stage_slot[kCodeSlots - 1]), nlit(region)};
-  std::vector<Literal> commit_rodata{lit(in_.stage_slot[kRodataSlots - 1]), lit(region)};
+  SignalId rodata_bit = control_.base[word_bits_ - 3];
+  staged_.code_region = {nlit(rodata_bit)};
+  staged_.rodata_region = {lit(rodata_bit)};
+  if (spec_.vector_weight_bytes) {
+    SignalId weights_bit = control_.base[word_bits_ - 1];
+    staged_.code_region.push_back(nlit(weights_bit));
+    staged_.rodata_region.push_back(nlit(weights_bit));
+    staged_.vector_weight_region = {lit(weights_bit)};
+  }
+  std::vector<Literal> commit_code = join({lit(in_.stage_slot[kCodeSlots - 1])}, staged_.code_region);
+  std::vector<Literal> commit_rodata = join({lit(in_.stage_slot[kRodataSlots - 1])}, staged_.rodata_region);
   staged_.commit_code = F(in_.stage_slot[kCodeSlots - 1]);
   staged_.commit_rodata = F(in_.stage_slot[kRodataSlots - 1]);
 
@@ -99,6 +109,7 @@ void MachineBuilder::add_loader() {
     for (int m = 0; m < kInstructionLanes; ++m) lanes.push_back(stored("code" + std::to_string(s) + "[" + std::to_string(m) + "]"));
     for (const ClassOpcode& c : kClassOpcodes) {
       if (c.cls == kClassCustom && !spec_.bigint_unit) continue;  // an illegal instruction there
+      if (c.cls == kClassVector && !spec_.vector_weight_bytes) continue;
       std::vector<Literal> is_class = join(commit_code, match_bits(word, 0, 7, c.opcode));
       if (c.cls & 3) add_level(lanes[0], is_class, Form(), level(c.cls & 1, (c.cls >> 1) & 1));
       if (c.cls >> 2) add_level(lanes[1], is_class, Form(), level((c.cls >> 2) & 1, (c.cls >> 3) & 1));
@@ -121,13 +132,30 @@ void MachineBuilder::add_loader() {
     }
     staged_.rodata_lanes.push_back(lanes);
   }
+  if (!spec_.vector_weight_bytes) return;
+  // A weight word's nibble n as the level 2^(n − 1) (0 for 0): one AND a level.
+  std::vector<Literal> commit_weights = join({lit(in_.stage_slot[kVectorWeightSlots - 1])}, staged_.vector_weight_region);
+  Bits weights = half_row_bits(kVectorWeightSlots - 1);
+  const int levels = 1 << kVectorWeightLaneBits;
+  for (int w = 0; w < kVectorWeightWordsPerHalf; ++w) {
+    std::vector<SignalId> lanes;
+    for (int m = 0; m < kVectorWeightLanes; ++m) {
+      lanes.push_back(c_.add_stored_levels_signal("load.weights" + std::to_string(w) + "[" + std::to_string(m) + "]",
+                                                  stored_level(levels - 1)));
+      for (int n = 1; n < levels; ++n)
+        add_level(lanes.back(), join(commit_weights, match_bits(weights, 32 * w + kVectorWeightLaneBits * m, kVectorWeightLaneBits, n)),
+                  Form(), stored_level(n));
+    }
+    staged_.vector_weight_lanes.push_back(lanes);
+  }
 }
 
-std::vector<std::vector<SignalId>> MachineBuilder::add_read_slots(const std::string& prefix, int slots, int lanes) {
+std::vector<std::vector<SignalId>> MachineBuilder::add_read_slots(const std::string& prefix, int slots, int lanes,
+                                                                  double max_level) {
   std::vector<std::vector<SignalId>> read(slots);
   for (int s = 0; s < slots; ++s)
     for (int m = 0; m < lanes; ++m)
-      read[s].push_back(c_.add_read_signal(prefix + std::to_string(s) + "[" + std::to_string(m) + "]", 0, 4));
+      read[s].push_back(c_.add_read_signal(prefix + std::to_string(s) + "[" + std::to_string(m) + "]", 0, max_level));
   return read;
 }
 
@@ -141,7 +169,7 @@ std::vector<int> MachineBuilder::add_loaded_memory(LoadedMemory memory) {
     // While loading the base is a half-row h: bank h[..:8], row h[7:1], half h[0].
     bank.write.row = binary_select(slice(control_.base, 1, 7),
                                    join(match_bits(control_.base, 8, memory.bank_bits, static_cast<std::uint32_t>(k)),
-                                        {memory.region}),
+                                        memory.region),
                                    {memory.commit});
     for (int h = 0; h < 2; ++h) {
       bank.write.beta[h] = h ? F(control_.base[0]) : Form(1.0) - F(control_.base[0]);

@@ -44,9 +44,16 @@ void MachineBuilder::build() {
   add_bigint_unit();  // before the memories, so that its banks take the first layer after the registers
   add_execute();
   add_memory();
+  add_vector_unit();
   add_divide();
   add_multiplier();
   add_next_token();
+}
+
+bool decodes_op(const program::MachineSpec& spec, int op) {
+  if (op < kFirstBigintOp) return true;
+  if (op < kFirstVectorOp) return spec.bigint_unit;
+  return op == kVuWget && spec.vector_weight_bytes != 0;
 }
 
 std::unique_ptr<Machine> build_machine(const program::MachineSpec& spec) {

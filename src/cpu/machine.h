@@ -25,6 +25,11 @@ inline constexpr int kRegisterLaneSets = 3;     // per register bit: a lui lane,
 inline constexpr int kCounterLevels = 17;       // steps since the PC's base: 0..16 (16 crosses a row)
 inline constexpr int kBigintLimbBits = 30;      // lanes of a big-integer unit entry
 inline constexpr int kBigintTerms = 8;          // terms of its dot product, and copies of each memory
+// The stored level of the value n of a lane of several bits: 0 or 2^(n − 1) (docs/circuit-encoding.md).
+constexpr double stored_level(int n) { return n == 0 ? 0 : static_cast<double>(1 << (n - 1)); }
+inline constexpr int kVectorWeightLanes = 8;    // four bits each (levels 0 and 2^0..2^14): a weight memory word
+inline constexpr int kVectorWeightLaneBits = 4;
+inline constexpr int kVectorWeightBankBytes = kRowsPerBank * 2 * kVectorWeightWordsPerHalf * 4;  // 8 KiB
 
 // Where each part of the machine state is, as circuit bank indices.
 struct MachineLayout {
@@ -41,6 +46,9 @@ struct MachineLayout {
   // The big-integer unit (docs/bigint-unit.md), empty without it: copy t of A holds A[(r + t) mod
   // 128] in row r, copy t of B holds B[(r − t) mod 128]; half 0, lanes 0..29 the value's bits.
   std::vector<int> bigint_a_banks, bigint_b_banks;
+  // The vector unit's weight memory (docs/vector-unit.md), empty without it: bank address[..:13],
+  // row address[12:6], half address[5], word address[4:2], four bits a lane.
+  std::vector<int> vector_weight_banks;
 };
 
 struct Machine {
@@ -50,6 +58,11 @@ struct Machine {
   circuit::Circuit circuit;
   MachineLayout layout;
 };
+
+// Whether the machine `spec` describes decodes `op` (rv32_ops.h): RV32IM, Zba and FENCE always, the
+// big-integer unit's instructions with that unit, and vu.wget with the vector unit, whose other
+// instructions its circuit does not have yet. Every other word is an illegal instruction there.
+bool decodes_op(const program::MachineSpec& spec, int op);
 
 std::unique_ptr<Machine> build_machine(const program::MachineSpec& spec = program::kDefaultMachine);
 

@@ -11,6 +11,7 @@
 //   memory     loads, stores and the memory-mapped registers;
 //   divide     division and remainder, and where a long division stands;
 //   bigint     the big-integer unit's operand memories (machines with the unit);
+//   vector     the vector unit (machines with the unit): its weight memory and vu.wget;
 //   multiplier the multiply-accumulate that products, shifted sums, divisions and the big-integer
 //              unit's dot products share;
 //   next token the family gates the LM head weighs, and the trap report.
@@ -48,6 +49,7 @@ using circuit::SignalId;
 enum InstructionClass : int {
   kClassIllegal = 0, kClassLui = 1, kClassAuipc = 2, kClassLoad = 3, kClassOpImm = 4, kClassMiscMem = 5,
   kClassJal = 6, kClassJalr = 7, kClassBranch = 8, kClassStore = 9, kClassOp = 10, kClassCustom = 11,
+  kClassVector = 12,
 };
 // The class of a RISC-V major opcode (bits 6..0), or kClassIllegal.
 int instruction_class(std::uint32_t opcode);
@@ -117,11 +119,20 @@ struct Control {
   SignalId executing = 0;             // active and not reporting a trap: its effects happen
 };
 
+// Stored-level lanes back as bits, when `select` holds (literals): lane m of `lanes` holds bits
+// [lane_bits·m, lane_bits·(m + 1)) of `bits` as the level 0 or 2^(n − 1) for the value n, read by
+// one ramp per level but the highest.
+void add_levels_as_bits(Gates& g, const std::vector<SignalId>& lanes, const std::vector<Literal>& select,
+                        const std::vector<SignalId>& bits, int lane_bits = 2);
+
 // A loaded image row, as the lane values it is written with.
 struct StagedRow {
-  std::vector<std::vector<SignalId>> code_lanes;    // per instruction of a half-row, 15 stored levels
-  std::vector<std::vector<SignalId>> rodata_lanes;  // per word of a half-row, 16 stored levels
-  Form commit_code, commit_rodata;                  // the STAGE slot that completes a half-row
+  std::vector<std::vector<SignalId>> code_lanes;           // per instruction of a half-row, 15 stored levels
+  std::vector<std::vector<SignalId>> rodata_lanes;         // per word of a half-row, 16 stored levels
+  std::vector<std::vector<SignalId>> vector_weight_lanes;  // per word of a half-row, 8 stored levels
+  Form commit_code, commit_rodata;                         // the STAGE slot that completes a half-row
+  // The base bits that name each memory's half-rows while loading (docs/trace-protocol.md).
+  std::vector<Literal> code_region, rodata_region, vector_weight_region;
 };
 
 // The selected instruction: its 30 stored bits, the complements of its class bits, and a second
@@ -176,9 +187,8 @@ class MachineBuilder {
 
  private:
   Gates gates(const std::string& unit) { return Gates(c_, unit); }
-  // Whether this machine decodes `op` (the big-integer unit's only with the unit, the vector unit's
-  // never: no machine has it); the others' one-hot signal is the constant 0.
-  bool decodes(int op) const { return op < kFirstBigintOp || (op < kFirstVectorOp && spec_.bigint_unit); }
+  // Whether this machine decodes `op` (decodes_op); the others' one-hot signal is the constant 0.
+  bool decodes(int op) const { return decodes_op(spec_, op); }
   const TokenFamily& family(TokenKind kind) const { return m_.vocabulary.family(kind); }
 
   // tokens.cpp
@@ -193,15 +203,15 @@ class MachineBuilder {
   void add_program_counter();
   // loader.cpp
   void add_loader();
-  // `slots` read signals of `lanes` stored levels each, named prefix<slot>[<lane>].
-  std::vector<std::vector<SignalId>> add_read_slots(const std::string& prefix, int slots, int lanes);
+  // `slots` read signals of `lanes` stored levels (up to max_level) each, named prefix<slot>[<lane>].
+  std::vector<std::vector<SignalId>> add_read_slots(const std::string& prefix, int slots, int lanes, double max_level = 4);
   // A memory the loader fills one half-row per commit: bank k takes the half-rows whose base bits
-  // [8, 8 + bank_bits) spell k and whose region bit is `region`, writing `staged[slot][lane]`, and is
-  // read at `read_rows[k]` into `read[half · slots + slot][lane]`. Returns the banks' ids.
+  // [8, 8 + bank_bits) spell k and whose region bits are `region`, writing `staged[slot][lane]`, and
+  // is read at `read_rows[k]` into `read[half · slots + slot][lane]`. Returns the banks' ids.
   struct LoadedMemory {
     std::string name;
     int bank_bits = 0;
-    Literal region;
+    std::vector<Literal> region;
     Form commit;
     const std::vector<std::vector<SignalId>>& staged;
     const std::vector<std::vector<SignalId>>& read;
@@ -225,6 +235,8 @@ class MachineBuilder {
   void add_divide();
   // bigint.cpp
   void add_bigint_unit();
+  // vector_unit.cpp
+  void add_vector_unit();
   // execute.cpp, after the units that add rows to it
   void add_multiplier();
   // next_token.cpp
@@ -257,6 +269,7 @@ class MachineBuilder {
   SignalId console_store_ = 0, exit_store_ = 0, input_load_ = 0;
   SignalId byte_store_first_ = 0, byte_store_second_ = 0;  // sb/sh: the passes that emit the kept bits
   std::vector<std::pair<FaultCause, SignalId>> faults_;
+  std::vector<SignalId> illegal_operands_;  // a decoded instruction whose operands make it illegal
   Division division_;
   std::vector<circuit::ExtraRow> bigint_rows_;  // a dot product's partial products
   SignalId bigint_dot_ = 0;                      // 1 while bz.dotlo or bz.dothi executes

@@ -21,21 +21,6 @@ int log2_exact(std::uint32_t value) {
   return bits;
 }
 
-// Bit pairs of stored-level lanes back as bits: lane m of `lanes` holds bits 2m and 2m+1.
-// Selected when `select` holds (literals): three ramps per lane.
-void add_levels_as_bits(Gates& g, const std::vector<SignalId>& lanes, const std::vector<Literal>& select,
-                        const std::vector<SignalId>& bits) {
-  constexpr double kOff = 8;
-  Form off;
-  for (const Literal& l : select) off += l.negated ? F(l.signal) : Form(1.0) - F(l.signal);
-  for (std::size_t m = 0; m < lanes.size(); ++m) {
-    Form x = F(lanes[m]) - kOff * off;
-    g.circuit().add_neuron({x.terms(), Form(1.0).terms(), {{bits[2 * m], 1}}, 1, g.unit()});
-    g.circuit().add_neuron({(x - 1).terms(), Form(1.0).terms(), {{bits[2 * m], -2}, {bits[2 * m + 1], 1}}, 1, g.unit()});
-    g.circuit().add_neuron({(x - 2).terms(), Form(1.0).terms(), {{bits[2 * m], 1.5}, {bits[2 * m + 1], -1}}, 1, g.unit()});
-  }
-}
-
 Forms part(const Forms& forms, int low, int count) { return Forms(forms.begin() + low, forms.begin() + low + count); }
 
 // [(rs1 + imm) >> p == value] (an imm of 12 bits sign-extended, p ≥ 12) in two stages: c, the
@@ -58,6 +43,31 @@ SignalId top_bits_equal(Gates& g, const std::string& name, const Bits& rs1, cons
 }
 
 }  // namespace
+
+// Lane x = level(n) − K·(literals failing), with K above every level so that an unselected lane
+// reads below 0. Output bit i is the piecewise linear function through (level(n), bit i of n):
+// one ramp at each level but the highest, weighted by the change of its slope there.
+void add_levels_as_bits(Gates& g, const std::vector<SignalId>& lanes, const std::vector<Literal>& select,
+                        const std::vector<SignalId>& bits, int lane_bits) {
+  const int values = 1 << lane_bits;
+  const double off_weight = 2 * stored_level(values - 1);
+  Form off;
+  for (const Literal& l : select) off += l.negated ? F(l.signal) : Form(1.0) - F(l.signal);
+  auto slope = [&](int bit, int n) {  // of bit `bit` between the levels of n and n + 1
+    if (n < 0 || n + 1 >= values) return 0.0;
+    return (((n + 1) >> bit & 1) - (n >> bit & 1)) / (stored_level(n + 1) - stored_level(n));
+  };
+  for (std::size_t m = 0; m < lanes.size(); ++m) {
+    Form x = F(lanes[m]) - off_weight * off;
+    for (int n = 0; n + 1 < values; ++n) {
+      std::vector<circuit::Term> down;
+      for (int bit = 0; bit < lane_bits; ++bit)
+        if (double change = slope(bit, n) - slope(bit, n - 1); change != 0)
+          down.push_back({bits[lane_bits * m + bit], change});
+      g.circuit().add_neuron({(x - stored_level(n)).terms(), Form(1.0).terms(), down, 1, g.unit()});
+    }
+  }
+}
 
 void MachineBuilder::add_memory() {
   const program::MemoryMap map = spec_.memory_map();
@@ -207,7 +217,7 @@ void MachineBuilder::add_memory() {
     read_rows.push_back(binary_select(slice(load_low, 5, 7), match_bits(load_low, 12, 6, k + 1)));
   m_.layout.rodata_banks = add_loaded_memory({.name = "rodata",
                                               .bank_bits = 5,
-                                              .region = lit(control_.base[word_bits_ - 3]),
+                                              .region = staged_.rodata_region,
                                               .commit = staged_.commit_rodata,
                                               .staged = staged_.rodata_lanes,
                                               .read = rodata_word,

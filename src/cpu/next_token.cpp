@@ -33,6 +33,7 @@ void MachineBuilder::add_next_token() {
   SignalId outside_target = target_outside_;
   std::vector<std::pair<FaultCause, SignalId>> causes = faults_;
   causes.push_back({FaultCause::kIllegalInstruction, decoded_.illegal});
+  for (SignalId illegal : illegal_operands_) causes.push_back({FaultCause::kIllegalInstruction, illegal});
   causes.push_back({FaultCause::kInstructionAddressMisaligned, misaligned_target});
   causes.push_back({FaultCause::kFetchAccessAfterJump, outside_target});
   Form any_cause;

@@ -2,8 +2,9 @@
 // CSRs), M, Zba, FENCE and the big-integer unit's custom-0 instructions (only a machine with the
 // unit decodes those), each identified by its opcode, funct3 and funct7 fields and, for the units'
 // instructions, the register fields they leave zero. Everything else is an illegal instruction. The
-// vector unit's custom-1 instructions are listed so that the table names every word the golden
-// emulator decodes; no compiled machine has that unit, so every one treats them as illegal.
+// vector unit's custom-1 instructions are all listed so that the table names every word the golden
+// emulator decodes; a machine with the unit decodes those its circuit has (MachineBuilder::decodes),
+// so far vu.wget, and treats the others as illegal.
 // (Written independently of the golden emulator's table, which checks it.)
 #pragma once
 

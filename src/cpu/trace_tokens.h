@@ -69,13 +69,16 @@ inline constexpr std::uint32_t division_payload(int position, int digit, int sig
   return static_cast<std::uint32_t>(position << 4 | sign << 3 | digit);
 }
 
-// Loading: a half-row of the code ROM holds 8 instructions, of read-only data 4 words; its bits
-// come in slots of VAL VAL VAL STAGE(k, b), 44 bits each: 6 slots for code, 3 for read-only data.
+// Loading: a half-row of the code ROM holds 8 instructions, of read-only data 4 words, of the vector
+// unit's weight memory 8 words; its bits come in slots of VAL VAL VAL STAGE(k, b), 44 bits each: 6
+// slots for code and weights, 3 for read-only data.
 inline constexpr int kInstructionsPerHalf = 8;
 inline constexpr int kRodataWordsPerHalf = 4;
+inline constexpr int kVectorWeightWordsPerHalf = 8;
 inline constexpr int kSlotBits = 3 * kValueBits + kStageBits;
 inline constexpr int kCodeSlots = 6;
 inline constexpr int kRodataSlots = 3;
+inline constexpr int kVectorWeightSlots = 6;
 
 struct TokenFamily {
   TokenKind kind;

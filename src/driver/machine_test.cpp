@@ -29,11 +29,11 @@ Outcome run_on_emulator(const program::ProgramImage& image) {
   return o;
 }
 
-Outcome run_on(TokenMachine& m, const program::ProgramImage& image) {
+Outcome run_on(TokenMachine& m, const program::ProgramImage& image, const program::MachineSpec& spec) {
   Outcome o;
   RunOptions options;
   options.console = [&](std::uint8_t b) { o.console.push_back(static_cast<char>(b)); };
-  RunResult r = run_program(m, image, Protocol(program::kDefaultMachine), options);
+  RunResult r = run_program(m, image, Protocol(spec), options);
   EXPECT_EQ(r.end, RunEnd::kExited);
   o.exit_code = r.exit_code;
   o.instructions = r.instructions;
@@ -41,9 +41,10 @@ Outcome run_on(TokenMachine& m, const program::ProgramImage& image) {
 }
 
 // The program's console, exit status and instruction count on `m` are the golden machine's.
-void expect_runs_like_the_emulator(TokenMachine& m, const program::ProgramImage& image) {
+void expect_runs_like_the_emulator(TokenMachine& m, const program::ProgramImage& image,
+                                   const program::MachineSpec& spec = program::kDefaultMachine) {
   Outcome expected = run_on_emulator(image);
-  Outcome got = run_on(m, image);
+  Outcome got = run_on(m, image, spec);
   EXPECT_EQ(got.console, expected.console);
   EXPECT_EQ(got.exit_code, expected.exit_code);
   EXPECT_EQ(got.instructions, expected.instructions);
@@ -62,6 +63,58 @@ TEST(Machine, TheLoaderRefusesImagePartsTheMachineCannotHold) {
   program::ProgramImage with_ram = image;
   with_ram.ram = {1};
   EXPECT_THROW(program_load_tokens(with_ram, protocol), Error);
+}
+
+// The vector unit's weight memory, filled by the loader from a sparse image: rows in the first, the
+// second and the last bank, every nibble value at every lane, zero words among them, and the zero
+// half-rows the loader skips. vu.wget reads every word of those rows, both halves, the last word of
+// WM among them; the program prints a hash of them all and the last word (verify_test's compiled
+// machine prints every word it reads).
+program::ProgramImage vector_weight_memory_program(const char* body) {
+  program::ProgramImage image = toolchain::compile_test_program("wget", std::string(R"(
+#include "rvformer_vector.h"
+static void hex(unsigned x) {
+  volatile unsigned char* console = (volatile unsigned char*)0xFFFF0000u;
+  for (int shift = 28; shift >= 0; shift -= 4) *console = "0123456789abcdef"[(x >> shift) & 15];
+  *console = ' ';
+}
+int main(void) {
+)") + body + "}\n", program::kVectorMap);
+  image.weights.assign(program::kVectorWeightBytes, 0);
+  std::uint32_t state = 7;
+  auto put_word = [&](std::uint32_t address, std::uint32_t word) {
+    for (int i = 0; i < 4; ++i) image.weights[address + i] = static_cast<std::uint8_t>(word >> (8 * i));
+  };
+  // Lane m of word w holds (m + w) mod 16 in the first row, (15 − m + w) mod 16 in the last: every
+  // value at every lane. The others hold random words, or zero in every other word.
+  auto rotated = [](std::uint32_t w, bool down) {
+    std::uint32_t word = 0;
+    for (std::uint32_t m = 0; m < 8; ++m) word |= ((down ? 15 - m + w : m + w) % 16) << (4 * m);
+    return word;
+  };
+  for (std::uint32_t w = 0; w < 16; ++w) {
+    state = state * 1103515245u + 12345u;
+    put_word(4 * w, rotated(w, false));
+    put_word(64 * 6143 + 4 * w, rotated(w, true));
+    put_word(64 * 6142 + 4 * w, state);
+    put_word(64 * 130 + 4 * w, w % 2 ? state >> 3 : 0);
+  }
+  return image;
+}
+
+TEST(Machine, TheVectorUnitsWeightMemoryLoadsAndVuWgetReadsItLikeTheEmulator) {
+  auto machine = cpu::build_machine(program::kVectorMachine);
+  program::ProgramImage image = vector_weight_memory_program(R"(
+  static const unsigned rows[] = {0, 64 * 130, 64 * 6142, 64 * 6143};
+  unsigned h = 2166136261u;
+  for (int r = 0; r < 4; r++)
+    for (unsigned word = 0; word < 16; word++) h = (h ^ vu_wget(rows[r] + 4 * word)) * 16777619u;
+  hex(h);
+  hex(vu_wget(64 * 6143 + 60));
+  return 0;
+)");
+  EvaluatorMachine circuit(*machine);
+  expect_runs_like_the_emulator(circuit, image, program::kVectorMachine);
 }
 
 TEST(Machine, RunsAProgramWithStdioLikeTheEmulator) {

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <array>
 
+#include "cpu/machine.h"
+#include "cpu/rv32_ops.h"
+#include "isa/instruction_set.h"
 #include "support/error.h"
 
 namespace rvformer::driver {
@@ -49,7 +52,7 @@ std::uint32_t bit_of(const std::vector<std::uint8_t>& bytes, std::size_t bit) {
 }
 
 // Each half-row of `row_bytes` bytes that is not all zero: FAR and JLO naming it (with `region`
-// set for read-only data), then its bits in slots of VAL VAL VAL STAGE.
+// set for read-only data and the vector unit's weights), then its bits in slots of VAL VAL VAL STAGE.
 void add_half_rows(const std::vector<std::uint8_t>& bytes, std::size_t row_bytes, int slots, std::uint32_t region,
                    const cpu::TraceVocabulary& v, std::vector<std::uint32_t>& tokens) {
   for (std::size_t row = 0; row * row_bytes < bytes.size(); ++row) {
@@ -96,13 +99,19 @@ std::vector<std::uint32_t> program_load_tokens(const program::ProgramImage& imag
   if (std::any_of(image.ram.begin(), image.ram.end(), [](std::uint8_t b) { return b != 0; }))
     fail("the program initialises RAM directly; the in-weights machine loads code and read-only data only "
          "(the rvformer runtime's crt0 copies .data from read-only data)");
-  if (!image.weights.empty())
-    fail("the program brings a vector weight memory, which the in-weights machine {} lacks", map.name);
+  if (image.weights.size() > protocol.spec.vector_weight_bytes) {
+    if (!protocol.spec.vector_weight_bytes)
+      fail("the program brings a vector weight memory, which the in-weights machine {} lacks", map.name);
+    fail("the program's vector weight memory ({} bytes) does not fit the in-weights machine {}'s ({} bytes)",
+         image.weights.size(), map.name, protocol.spec.vector_weight_bytes);
+  }
   const cpu::TraceVocabulary& v = protocol.vocabulary;
   std::vector<std::uint32_t> tokens;
   add_half_rows(image.code, cpu::kInstructionsPerHalf * 4, cpu::kCodeSlots, 0, v, tokens);
   add_half_rows(image.rodata, cpu::kRodataWordsPerHalf * 4, cpu::kRodataSlots, 1u << (protocol.spec.code_word_bits() - 3), v,
                 tokens);
+  add_half_rows(image.weights, cpu::kVectorWeightWordsPerHalf * 4, cpu::kVectorWeightSlots,
+                1u << (protocol.spec.code_word_bits() - 1), v, tokens);
   std::uint32_t entry = (image.entry - map.code.base) / 4;
   tokens.push_back(v.id(TokenKind::kFar, entry >> cpu::kJumpLowBits));
   tokens.push_back(v.id(TokenKind::kJlo, entry & 0xFF));
@@ -234,6 +243,16 @@ RunResult run_program(TokenMachine& machine, const program::ProgramImage& image,
         result.instructions % options.checkpoint_every == 0)
       options.checkpoint({token, mirror, result.instructions, result.trace_tokens, result.load_tokens});
   }
+}
+
+std::string trapped_message(const isa::Trap& trap, const program::MemoryMap& map, const Protocol& protocol) {
+  const int op = cpu::decode_rv32_op(trap.instruction);
+  if (trap.cause == isa::TrapCause::kIllegalInstruction && op >= cpu::kFirstVectorOp && op < cpu::kOpCount &&
+      map.vector_unit && !cpu::decodes_op(protocol.spec, op))
+    return fmt::format("the program trapped: illegal instruction at pc 0x{:08x} ({}): the {} machine's weights have "
+                       "only vu.wget of the vector unit so far (--on emulator runs every vu.* instruction)",
+                       trap.pc, isa::disassemble(trap.instruction), map.name);
+  return isa::trapped_message(trap, map);
 }
 
 }  // namespace rvformer::driver

@@ -110,4 +110,9 @@ struct RunOptions {
 RunResult run_program(TokenMachine& machine, const program::ProgramImage& image, const Protocol& protocol,
                       const RunOptions& options);
 
+// What a run in the weights that ended with `trap` says (isa::trapped_message), but for a vector
+// unit instruction the machine's circuit does not have yet (cpu::decodes_op), which it names as
+// such: the golden emulator runs it.
+std::string trapped_message(const isa::Trap& trap, const program::MemoryMap& map, const Protocol& protocol);
+
 }  // namespace rvformer::driver

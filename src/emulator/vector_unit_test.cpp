@@ -1,5 +1,5 @@
 // emulator/vector_unit_test.cpp — the vector unit's instructions (runtime/rvformer_vector.h) run by
-// small RV32 programs on the golden emulator's emulator-vector map. Every operation is compared,
+// small RV32 programs on the golden emulator's rvformer-vector map. Every operation is compared,
 // on seeded random operands and their extremes, with the story program's reference functions
 // (firmware/story/story_ops.c, which the emulator does not use); every out-of-range operand traps.
 //
@@ -37,8 +37,8 @@ namespace rvformer::emulator {
 namespace {
 
 using isa::Op;
-using program::kEmulatorVectorMap;
 using program::MemoryMap;
+using program::kVectorMap;
 
 constexpr std::uint32_t kWeightBytes = VectorUnit::kWeightBytes;
 constexpr std::uint32_t kElements = VectorUnit::kActivationElements;
@@ -151,12 +151,12 @@ class VectorProgram {
   // The vu.* instruction `op` with rs1 = a0 = `rs1`, rs2 = a1 = `rs2` and rd as given.
   VectorProgram& op(Op op, std::uint32_t rs1, std::uint32_t rs2 = 0, std::uint8_t rd = kZero) {
     li(kA0, rs1).li(kA1, rs2);
-    last_op_pc_ = kEmulatorVectorMap.code.base + 4 * static_cast<std::uint32_t>(code_.size());
+    last_op_pc_ = kVectorMap.code.base + 4 * static_cast<std::uint32_t>(code_.size());
     return add(word_of(op, rd, kA0, kA1));
   }
   std::uint32_t last_op_pc() const { return last_op_pc_; }
 
-  program::ProgramImage image(const MemoryMap& map = kEmulatorVectorMap) const {
+  program::ProgramImage image(const MemoryMap& map = kVectorMap) const {
     program::ProgramImage image;
     image.map = map;
     std::vector<std::uint32_t> words = code_;
@@ -173,7 +173,7 @@ class VectorProgram {
   Emulator run() const {
     Emulator emulator(image());
     RunResult result = emulator.run(200'000'000, ignore_console);
-    EXPECT_EQ(result.reason, StopReason::kExited) << isa::describe_trap(result.trap, kEmulatorVectorMap);
+    EXPECT_EQ(result.reason, StopReason::kExited) << isa::describe_trap(result.trap, kVectorMap);
     return emulator;
   }
 
@@ -209,7 +209,7 @@ class VectorProgram {
   }
 
   std::uint32_t place_in_rodata(const std::vector<std::uint8_t>& bytes) {
-    const auto address = kEmulatorVectorMap.rodata.base + static_cast<std::uint32_t>(rodata_.size());
+    const auto address = kVectorMap.rodata.base + static_cast<std::uint32_t>(rodata_.size());
     rodata_.insert(rodata_.end(), bytes.begin(), bytes.end());
     while (rodata_.size() % 4 != 0) rodata_.push_back(0);
     return address;
@@ -839,7 +839,7 @@ TEST(VectorUnit, WordsAndElementsRoundTrip) {
   for (std::uint32_t address : {0u, 4u, kWeightBytes - 4, 4 * (static_cast<std::uint32_t>(random()) % (kWeightBytes / 4))}) {
     program.wput(address, static_cast<std::uint32_t>(random()));
   }
-  const std::uint32_t ram = kEmulatorVectorMap.ram.base;
+  const std::uint32_t ram = kVectorMap.ram.base;
   const std::uint32_t elements[] = {0, 1, kElements - 1, static_cast<std::uint32_t>(random()) % kElements};
   const std::uint32_t written[] = {0xFFFFF000u, 0x00000FFFu, 0xFFFFFFFFu, 0x00000001u};
   for (std::size_t i = 0; i < std::size(elements); ++i) {
@@ -877,7 +877,7 @@ TEST(VectorUnit, TheImageFillsTheWeightMemoryAndVuWgetReadsIt) {
   program.wput(kWeightBytes - 4, static_cast<std::uint32_t>(random()));
   const auto last = static_cast<std::uint32_t>(image.size() / 4 * 4);  // the image's last, partial word
   const std::uint32_t addresses[] = {0, 4, 8 * kRows, last, last + 4, kWeightBytes - 8, kWeightBytes - 4};
-  const std::uint32_t ram = kEmulatorVectorMap.ram.base;
+  const std::uint32_t ram = kVectorMap.ram.base;
   for (std::size_t i = 0; i < std::size(addresses); ++i) {
     program.li(kA0, addresses[i]).add(word_of(Op::kVuWget, kT1, kA0, 0));
     program.li(kS0, ram + 4 * static_cast<std::uint32_t>(i)).add(word_of(Op::kSw, 0, kS0, kT1));
@@ -1083,9 +1083,9 @@ TEST(VectorUnitTraps, EveryOutOfRangeOperandIsAnIllegalInstruction) {
     }
     EXPECT_EQ(result.trap.cause, isa::TrapCause::kIllegalInstruction);
     EXPECT_EQ(result.trap.pc, program.last_op_pc());
-    EXPECT_NE(isa::describe_trap(result.trap, kEmulatorVectorMap).find("its operands are out of range"),
+    EXPECT_NE(isa::describe_trap(result.trap, kVectorMap).find("its operands are out of range"),
               std::string::npos)
-        << isa::describe_trap(result.trap, kEmulatorVectorMap);
+        << isa::describe_trap(result.trap, kVectorMap);
     EXPECT_TRUE(same_memories(emulator, program));
     trapped.insert(isa::decode(result.trap.instruction).op);
   }
@@ -1128,8 +1128,8 @@ TEST(VectorUnitTraps, InstructionsAreIllegalWithoutTheUnit) {
       RunResult result = emulator.run(1000, ignore_console);
       ASSERT_EQ(result.reason, StopReason::kTrapped) << map.name << ": " << info.name;
       EXPECT_EQ(result.trap.cause, isa::TrapCause::kIllegalInstruction);
-      EXPECT_EQ(result.trap.pc, map.code.base + program.last_op_pc() - kEmulatorVectorMap.code.base);
-      EXPECT_NE(isa::describe_trap(result.trap, map).find("has no vector unit (emulator-vector has)"), std::string::npos)
+      EXPECT_EQ(result.trap.pc, map.code.base + program.last_op_pc() - kVectorMap.code.base);
+      EXPECT_NE(isa::describe_trap(result.trap, map).find("has no vector unit (rvformer-vector has)"), std::string::npos)
           << isa::describe_trap(result.trap, map);
     }
   }

@@ -41,7 +41,7 @@ std::string illegal_instruction(const std::string& where, std::uint32_t word, co
     return fmt::format("{}: {}): the {} machine has no big-integer unit (rvformer-bigint has)", where,
                        disassemble(word), map.name);
   if (is_vector(op) && !map.vector_unit)
-    return fmt::format("{}: {}): the {} machine has no vector unit (emulator-vector has)", where, disassemble(word),
+    return fmt::format("{}: {}): the {} machine has no vector unit (rvformer-vector has)", where, disassemble(word),
                        map.name);
   if (is_vector(op))
     return fmt::format("{}: {}): its operands are out of range (docs/vector-unit.md)", where, disassemble(word));

@@ -42,12 +42,12 @@ TEST(Trap, IllegalVectorUnitInstructionsSayWhy) {
   const Trap trap{TrapCause::kIllegalInstruction, 0x00100004, matvec, 0};
   EXPECT_EQ(describe_trap(trap, kRvformerMap),
             "illegal instruction at pc 0x00100004 (instruction 0x00b5202b: vu.matvec16 a0, a1): the rvformer "
-            "machine has no vector unit (emulator-vector has)");
-  EXPECT_EQ(describe_trap(trap, program::kEmulatorVectorMap),
+            "machine has no vector unit (rvformer-vector has)");
+  EXPECT_EQ(describe_trap(trap, program::kVectorMap),
             "illegal instruction at pc 0x00100004 (instruction 0x00b5202b: vu.matvec16 a0, a1): its operands "
             "are out of range (docs/vector-unit.md)");
   const std::uint32_t put_with_rd = 0x02d6102bu | (5u << 7);
-  EXPECT_EQ(describe_trap({TrapCause::kIllegalInstruction, 0x00100004, put_with_rd, 0}, program::kEmulatorVectorMap),
+  EXPECT_EQ(describe_trap({TrapCause::kIllegalInstruction, 0x00100004, put_with_rd, 0}, program::kVectorMap),
             "illegal instruction at pc 0x00100004 (instruction 0x02d612ab)");
 }
 

@@ -2,8 +2,9 @@
 // the memory map programs are linked for, the circuit's memory banks, the trace vocabulary's jump
 // payloads, the driver's loading and the verifier's state reader. The default keeps the rvformer
 // map (256 KB code, 128 KB read-only data, 32 KB RAM); "large" gives 512 KB of code and 128 KB of
-// RAM; "bigint" the default memories with the big-integer unit (docs/bigint-unit.md). The
-// emulator-only maps "emulator-1m" and "emulator-vector" are listed here too (docs/memory-map.md).
+// RAM; "bigint" the default memories with the big-integer unit (docs/bigint-unit.md); "vector" the
+// default memories with the vector unit (docs/vector-unit.md). The emulator-only map "emulator-1m"
+// is listed here too (docs/memory-map.md).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,8 @@ struct MachineSpec {
   std::uint32_t rodata_bytes;  // a multiple of 4 KB, at most 128 KB
   std::uint32_t ram_bytes;     // a power of two, 8 KB to 128 KB
   bool bigint_unit = false;    // the big-integer unit and its memories
+  // The vector unit's weight memory in bytes (kVectorWeightBytes), 0 for a machine without the unit.
+  std::uint32_t vector_weight_bytes = 0;
 
   // Code from 1 MB, read-only data from 4 KB (below it: the null-pointer guard), RAM at the top of
   // the address space and the MMIO page 32 KB below RAM.
@@ -34,7 +37,8 @@ struct MachineSpec {
                      .exit_address = mmio + 4,
                      .exit_convention = ExitConvention::kExitCode,
                      .input_address = mmio + 8,
-                     .bigint_unit = bigint_unit};
+                     .bigint_unit = bigint_unit,
+                     .vector_unit = vector_weight_bytes != 0};
   }
   // Bits of a code word index (the code ROM holds code_bytes / 4 words).
   constexpr int code_word_bits() const {
@@ -47,7 +51,8 @@ struct MachineSpec {
 inline constexpr MachineSpec kDefaultMachine{"rvformer", 256 * 1024, 128 * 1024, 32 * 1024};
 inline constexpr MachineSpec kLargeMachine{"rvformer-large", 512 * 1024, 128 * 1024, 128 * 1024};
 inline constexpr MachineSpec kBigintMachine{"rvformer-bigint", 256 * 1024, 128 * 1024, 32 * 1024, true};
-inline constexpr MachineSpec kMachineSpecs[] = {kDefaultMachine, kLargeMachine, kBigintMachine};
+inline constexpr MachineSpec kVectorMachine{"rvformer-vector", 256 * 1024, 128 * 1024, 32 * 1024, false, kVectorWeightBytes};
+inline constexpr MachineSpec kMachineSpecs[] = {kDefaultMachine, kLargeMachine, kBigintMachine, kVectorMachine};
 
 // The spec called `name`, or nothing.
 constexpr std::optional<MachineSpec> find_machine_spec(std::string_view name) {
@@ -60,6 +65,9 @@ constexpr std::optional<MachineSpec> find_machine_spec(std::string_view name) {
 // so that null-pointer accesses fault.
 inline constexpr MemoryMap kRvformerMap = kDefaultMachine.memory_map();
 static_assert(kRvformerMap.ram.base == 0xFFFF'8000 && kRvformerMap.console_address == 0xFFFF'0000);
+
+// The map of the machine with the vector unit, the story firmware's vector build's.
+inline constexpr MemoryMap kVectorMap = kVectorMachine.memory_map();
 
 // An emulator-only map with 1 MB of RAM for programs whose data outgrows the machines, such as the
 // story program's quantised model and KV cache (docs/story.md). It is a MemoryMap and not a
@@ -75,23 +83,8 @@ inline constexpr MemoryMap kEmulator1MbMap{.name = "emulator-1m",
                                            .exit_convention = ExitConvention::kExitCode,
                                            .input_address = 0xFFEF'8008};
 
-// An emulator-only map with the vector unit (docs/vector-unit.md), on which the story program runs
-// its forward pass as vector instructions: code and read-only data as in the rvformer map, RAM and
-// the MMIO page as in the rvformer-large machine's map (128 KB at the top of the address space, the
-// page 32 KB below it). No machine compiles the unit into weights yet.
-inline constexpr MemoryMap kEmulatorVectorMap{.name = "emulator-vector",
-                                              .code = kRvformerMap.code,
-                                              .rodata = kRvformerMap.rodata,
-                                              .ram = kLargeMachine.memory_map().ram,
-                                              .console_address = kLargeMachine.memory_map().console_address,
-                                              .exit_address = kLargeMachine.memory_map().exit_address,
-                                              .exit_convention = ExitConvention::kExitCode,
-                                              .input_address = kLargeMachine.memory_map().input_address,
-                                              .vector_unit = true};
-static_assert(kEmulatorVectorMap.ram.base == 0xFFFE'0000 && kEmulatorVectorMap.console_address == 0xFFFD'8000);
-
 inline constexpr MemoryMap kMemoryMaps[] = {kRvformerMap, kLargeMachine.memory_map(), kBigintMachine.memory_map(),
-                                             kQemuVirtMap, kEmulator1MbMap, kEmulatorVectorMap};
+                                             kVectorMap, kQemuVirtMap, kEmulator1MbMap};
 
 // The map called `name`, or nothing.
 constexpr std::optional<MemoryMap> find_memory_map(std::string_view name) {

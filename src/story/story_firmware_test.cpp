@@ -1,16 +1,20 @@
 // story/story_firmware_test.cpp — the story firmware (firmware/story/) on the golden emulator, in
-// both builds: the plain RV32IM build on emulator-1m and the vector unit's build on emulator-vector.
+// both builds: the plain RV32IM build on emulator-1m and the vector unit's build on rvformer-vector.
 // Each gives the host reference's ids and text for the first 16 tokens, from BOS and with a prompt;
 // the two builds print the same; malformed blobs get one-line errors, the same from both builds for
 // the faults both can see; a model too big for the unit's memories is refused by the vector build
-// with one line.
+// with one line. The vector build's loading also runs inside the compiled rvformer-vector machine.
 #include <gtest/gtest.h>
 
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "cpu/machine.h"
+#include "driver/compiled_machine.h"
+#include "driver/model_machine.h"
 #include "emulator/emulator.h"
+#include "engine/fast_model.h"
 #include "program/machine_spec.h"
 #include "story/firmware_launch.h"
 #include "story/quantiser.h"
@@ -18,6 +22,7 @@
 #include "story_model.h"
 #include "support/error.h"
 #include "toolchain/program_loader.h"
+#include "verify/lockstep.h"
 
 namespace rvformer::story {
 namespace {
@@ -30,7 +35,7 @@ const program::ProgramImage& plain_firmware() {
 }
 
 const program::ProgramImage& vector_firmware() {
-  static const program::ProgramImage image = toolchain::load_firmware("story", program::kEmulatorVectorMap);
+  static const program::ProgramImage image = toolchain::load_firmware("story", program::kVectorMap);
   return image;
 }
 
@@ -212,6 +217,33 @@ TEST(StoryVectorFirmware, RefusesAModelTooBigForTheUnitsMemories) {
   expect_refused(run_story(vector_firmware(), header_with_layers(7)), STORY_BLOB_TOO_BIG_FOR_WM, "vector");
   std::vector<std::uint8_t> too_big(program::kVectorWeightBytes + 4, 0);
   EXPECT_THROW(firmware_launch(vector_firmware(), too_big, kSteps, StoryOutput::kStory, ""), Error);
+}
+
+// Inside the compiled rvformer-vector machine, in lockstep with the golden machine: the loader puts
+// the whole blob into the weight memory with the firmware's code and read-only data, and the
+// firmware reads the header, the requantisation pairs and the vocabulary back with vu.wget and
+// checks them, then stops at a request whose MODE is out of range, before its first operation on
+// activations (those instructions are not in the weights yet).
+TEST(StoryVectorFirmware, LoadsAndChecksItsModelInsideTheWeightsInLockstep) {
+  FirmwareLaunch launch = firmware_launch(vector_firmware(), blob(), kSteps, StoryOutput::kStory, "");
+  launch.input = "1 3\n";
+  const FirmwareRun golden = run_firmware(launch);
+  const std::unique_ptr<cpu::Machine> machine = cpu::build_machine(program::kVectorMachine);
+  const auto checkpoint = driver::machine_checkpoint(*machine, std::nullopt, [](const std::string&) {});
+  engine::FastModel model = engine::FastModel::load(checkpoint);
+  driver::FastModelMachine weights(model);
+  std::string console;
+  std::size_t next = 0;
+  verify::LockstepOptions options;
+  options.console = [&](std::uint8_t c) { console.push_back(static_cast<char>(c)); };
+  options.input = [&] { return next < launch.input.size() ? static_cast<unsigned char>(launch.input[next++]) : -1; };
+  const verify::LockstepReport report =
+      verify::run_lockstep(*machine, driver::read_machine_info(checkpoint).bank_heads, weights, launch.image, options);
+  EXPECT_FALSE(report.difference) << *report.difference;
+  EXPECT_EQ(report.ending, "exit 1");
+  EXPECT_EQ(report.instructions, golden.instructions);
+  EXPECT_EQ(console, golden.output);
+  EXPECT_EQ(console, "error: the request's MODE must be 0, 1 or 2\n");
 }
 
 }  // namespace

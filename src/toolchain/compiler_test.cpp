@@ -134,9 +134,9 @@ TEST(Compiler, TheVectorUnitsMapDefinesTheUnitForItsHeader) {
       "  return 0;\n"
       "}\n");
   std::filesystem::path elf = directory.path() / "vector.elf";
-  compile_program({.sources = {source}, .output = elf, .optimization_level = 2, .map = program::kEmulatorVectorMap,
+  compile_program({.sources = {source}, .output = elf, .optimization_level = 2, .map = program::kVectorMap,
                    .verbose = false});
-  Outcome outcome = run(program::load_elf_file(elf, program::kEmulatorVectorMap));
+  Outcome outcome = run(program::load_elf_file(elf, program::kVectorMap));
   EXPECT_EQ(outcome.console, "4095 2 1\n902 -37\n");  // SiLU of 2 and −4 in Q9: story_silu's
   EXPECT_EQ(outcome.result.reason, emulator::StopReason::kExited);
   EXPECT_THAT(compile_error({.sources = {source}, .output = elf, .optimization_level = 2, .map = kRvformerMap,

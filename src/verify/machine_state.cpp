@@ -90,4 +90,27 @@ std::uint32_t MachineStateReader::bigint_entry(const engine::RecurrentStateView&
   return *entry;
 }
 
+// Bank address[..:13], row address[12:6], half address[5], word address[4:2]: lanes 8w..8w+7, the
+// nibble n of a lane stored as the level 2^(n − 1).
+std::uint32_t MachineStateReader::vector_weight_word(const engine::RecurrentStateView& state,
+                                                     std::uint32_t address) const {
+  const std::vector<int>& banks = machine_.layout.vector_weight_banks;
+  if (banks.empty()) fail("the {} machine has no vector unit", machine_.spec.name);
+  const compiler::HeadSlot& slot = bank_heads_[banks.at(address / cpu::kVectorWeightBankBytes)];
+  const int row = static_cast<int>((address >> 6) & 127), half = static_cast<int>((address >> 5) & 1);
+  const int first_lane = static_cast<int>((address >> 2) & 7) * cpu::kVectorWeightLanes;
+  const float* lanes = state.recurrent_head(slot.layer, 2 * slot.head + half).data() + row * compiler::kKeyDim + first_lane;
+  std::uint32_t word = 0;
+  for (int m = 0; m < cpu::kVectorWeightLanes; ++m) {
+    int nibble = 0;
+    while (nibble < (1 << cpu::kVectorWeightLaneBits) &&
+           lanes[m] != static_cast<float>(cpu::stored_level(nibble) * compiler::kBitValue))
+      ++nibble;
+    if (nibble == 1 << cpu::kVectorWeightLaneBits)
+      fail("machine state corrupt: weight memory word 0x{:05x} lane {} holds {} (not a stored level)", address, m, lanes[m]);
+    word |= static_cast<std::uint32_t>(nibble) << (cpu::kVectorWeightLaneBits * m);
+  }
+  return word;
+}
+
 }  // namespace rvformer::verify

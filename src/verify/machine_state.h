@@ -1,5 +1,5 @@
 // verify/machine_state.h — reads the architectural state of the compiled machine (PC, registers,
-// RAM words, the big-integer unit's memories) out of a model's GDN recurrent state, given where placement put each bank (the
+// RAM words, the big-integer unit's memories, the vector unit's weight memory) out of a model's GDN recurrent state, given where placement put each bank (the
 // compiled machine's bank_heads). Every lane must hold exactly 0 or the bit value V; anything else
 // is reported as corruption.
 #pragma once
@@ -25,6 +25,9 @@ class MachineStateReader {
   // Entry `index` of the big-integer unit's memory A (memory 0) or B (1), from each of its eight
   // copies; throws when the copies disagree (docs/bigint-unit.md).
   std::uint32_t bigint_entry(const engine::RecurrentStateView& state, int memory, int index) const;
+  // The vector unit's weight memory word at byte address `address` (a multiple of 4); its lanes must
+  // hold the levels 0 or V·2^k, k ≤ 14 (docs/machine-layout.md).
+  std::uint32_t vector_weight_word(const engine::RecurrentStateView& state, std::uint32_t address) const;
 
  private:
   bool bit(const engine::RecurrentStateView& state, int bank, int row, int half, int lane) const;

@@ -52,6 +52,13 @@ int main(void) {
 }
 )";
 
+// The golden machine's instruction count for a program that exits.
+std::uint64_t emulator_instructions(const program::ProgramImage& image) {
+  emulator::MachineRun golden = emulator::run_on_emulator(image, 100'000'000);
+  EXPECT_EQ(golden.failure, "");
+  return golden.instructions;
+}
+
 // A machine compiled to weights (cached), loaded once for a test suite.
 template <const program::MachineSpec& kSpec>
 class CompiledMachineTest : public ::testing::Test {
@@ -68,6 +75,16 @@ class CompiledMachineTest : public ::testing::Test {
     delete machine_;
   }
 
+  // Runs `image` in lockstep on `weights`, this machine's, expecting no difference and an exit 0
+  // after the golden machine's count of instructions.
+  static void expect_clean_exit(driver::FastModelMachine& weights, const program::ProgramImage& image,
+                                const std::string& context = "") {
+    LockstepReport report = run_lockstep(*machine_, *bank_heads_, weights, image, {});
+    EXPECT_FALSE(report.difference) << context << *report.difference;
+    EXPECT_EQ(report.ending, "exit 0") << context;
+    EXPECT_EQ(report.instructions, emulator_instructions(image)) << context;
+  }
+
   static inline cpu::Machine* machine_ = nullptr;
   static inline std::vector<compiler::HeadSlot>* bank_heads_ = nullptr;
   static inline engine::FastModel* model_ = nullptr;
@@ -75,12 +92,6 @@ class CompiledMachineTest : public ::testing::Test {
 
 using Verify = CompiledMachineTest<program::kDefaultMachine>;
 
-// The golden machine's instruction count for a program that exits.
-std::uint64_t emulator_instructions(const program::ProgramImage& image) {
-  emulator::MachineRun golden = emulator::run_on_emulator(image, 100'000'000);
-  EXPECT_EQ(golden.failure, "");
-  return golden.instructions;
-}
 
 TEST_F(Verify, LockstepIsCleanOnAProgramUsingEveryUnit) {
   auto image = toolchain::compile_test_program("every_unit", kEveryUnit);
@@ -269,27 +280,35 @@ void ablate(compiler::EmittedModel& model, const compiler::Placement& placement,
   ASSERT_GT(ablated, 0) << "no neurons of unit " << unit;
 }
 
-TEST_F(Verify, ZeroingTheAddersWeightsBreaksThePrograms) {
-  auto image = toolchain::compile_test_program("every_unit", kEveryUnit);
-  circuit::CircuitGraph graph = circuit::analyze(machine_->circuit);
-  compiler::Placement placement = compiler::place(machine_->circuit, graph);
-  compiler::EmittedModel emitted = compiler::emit(machine_->circuit, graph, placement);
-  ablate(emitted, placement, machine_->circuit, "alu.add");
-  auto dir = std::filesystem::path(::testing::TempDir()) / "ablated_machine";
-  auto tensors = emitted.tensors_to_write(engine::DType::BF16);
-  engine::write_checkpoint(dir, emitted.config, tensors);
-  engine::FastModel ablated = engine::FastModel::load(dir);
-  driver::FastModelMachine weights(ablated);
-  driver::program_load_tokens(image, driver::Protocol(machine_->spec));  // errors before the run are not the ablation's doing
+// Runs `image` in lockstep (at most 100,000 instructions) on `machine` compiled with `unit`'s MLP
+// neurons zeroed. A broken machine may also break the trace protocol or its state code, which
+// counts as a difference too; errors before the run (loading) are not the ablation's doing.
+LockstepReport run_ablated(const cpu::Machine& machine, const program::ProgramImage& image, const std::string& unit) {
+  driver::program_load_tokens(image, driver::Protocol(machine.spec));
+  circuit::CircuitGraph graph = circuit::analyze(machine.circuit);
+  compiler::Placement placement = compiler::place(machine.circuit, graph);
+  compiler::EmittedModel emitted = compiler::emit(machine.circuit, graph, placement);
+  ablate(emitted, placement, machine.circuit, unit);
+  auto dir = std::filesystem::path(::testing::TempDir()) / ("ablated_" + unit);
+  engine::write_checkpoint(dir, emitted.config, emitted.tensors_to_write(engine::DType::BF16));
   LockstepOptions options;
   options.max_instructions = 100'000;
   LockstepReport report;
-  try {
-    report = run_lockstep(*machine_, placement.bank_head, weights, image, options);
-  } catch (const Error& e) {  // a broken machine may also break the trace protocol or its state code
-    report.difference = e.what();
+  {
+    engine::FastModel ablated = engine::FastModel::load(dir);
+    driver::FastModelMachine weights(ablated);
+    try {
+      report = run_lockstep(machine, placement.bank_head, weights, image, options);
+    } catch (const Error& e) {
+      report.difference = e.what();
+    }
   }
   std::filesystem::remove_all(dir);
+  return report;
+}
+
+TEST_F(Verify, ZeroingTheAddersWeightsBreaksThePrograms) {
+  LockstepReport report = run_ablated(*machine_, toolchain::compile_test_program("every_unit", kEveryUnit), "alu.add");
   ASSERT_TRUE(report.difference) << "the program ran correctly without the adder";
   EXPECT_LT(report.instructions, 1000u) << *report.difference;  // crt0 and the first loop
 }
@@ -335,10 +354,7 @@ program::ProgramImage every_entry_program(std::uint64_t seed) {
 TEST_F(BigintUnit, EveryEntryAndWindowRunsInLockstep) {
   program::ProgramImage image = every_entry_program(5);
   driver::FastModelMachine weights(*model_);
-  LockstepReport report = run_lockstep(*machine_, *bank_heads_, weights, image, {});
-  EXPECT_FALSE(report.difference) << *report.difference;
-  EXPECT_EQ(report.ending, "exit 0");
-  EXPECT_EQ(report.instructions, emulator_instructions(image));
+  expect_clean_exit(weights, image);
   expect_same_memories(weights, image);
 }
 
@@ -353,10 +369,7 @@ TEST_F(BigintUnit, RandomInstructionStreamsRunInLockstep) {
         covered.insert(isa::decode(random.code[(pc - kBigintMap.code.base) / 4]).op);
     program::ProgramImage image = program::load_elf(random.elf, kBigintMap, "random program");
     driver::FastModelMachine weights(*model_);
-    LockstepReport report = run_lockstep(*machine_, *bank_heads_, weights, image, {});
-    EXPECT_FALSE(report.difference) << "seed " << seed << ": " << *report.difference;
-    EXPECT_EQ(report.ending, "exit 0");
-    EXPECT_EQ(report.instructions, emulator_instructions(image));
+    expect_clean_exit(weights, image, "seed " + std::to_string(seed) + ": ");
     expect_same_memories(weights, image);
   }
   for (const isa::OpInfo& info : isa::instruction_table())
@@ -366,24 +379,81 @@ TEST_F(BigintUnit, RandomInstructionStreamsRunInLockstep) {
 }
 
 TEST_F(BigintUnit, ZeroingTheRowAddersWeightsBreaksTheUnit) {
-  program::ProgramImage image = every_entry_program(6);
-  circuit::CircuitGraph graph = circuit::analyze(machine_->circuit);
-  compiler::Placement placement = compiler::place(machine_->circuit, graph);
-  compiler::EmittedModel emitted = compiler::emit(machine_->circuit, graph, placement);
-  ablate(emitted, placement, machine_->circuit, "bigint");
-  auto dir = std::filesystem::path(::testing::TempDir()) / "ablated_bigint_machine";
-  engine::write_checkpoint(dir, emitted.config, emitted.tensors_to_write(engine::DType::BF16));
-  engine::FastModel ablated = engine::FastModel::load(dir);
-  driver::FastModelMachine weights(ablated);
-  LockstepReport report;
-  try {
-    report = run_lockstep(*machine_, placement.bank_head, weights, image, {});
-  } catch (const Error& e) {
-    report.difference = e.what();
-  }
-  std::filesystem::remove_all(dir);
+  LockstepReport report = run_ablated(*machine_, every_entry_program(6), "bigint");
   ASSERT_TRUE(report.difference) << "the unit worked without its row adders";
   EXPECT_LT(report.instructions, 10u) << *report.difference;  // the first put
+}
+
+using program::kVectorMap;
+
+// The machine with the vector unit (rvformer-vector), compiled to weights: its weight memory and
+// vu.wget.
+class VectorUnit : public CompiledMachineTest<program::kVectorMachine> {
+ protected:
+  // Every word of WM, read out of the weights' state, is the image's (zero past its end).
+  static void expect_weight_memory_holds(const driver::FastModelMachine& weights, const program::ProgramImage& image) {
+    MachineStateReader reader(*machine_, *bank_heads_);
+    int differences = 0;
+    for (std::uint32_t address = 0; address < program::kVectorWeightBytes && differences < 10; address += 4) {
+      std::uint32_t expected = 0;
+      for (std::uint32_t i = 0; i < 4 && address + i < image.weights.size(); ++i)
+        expected |= std::uint32_t{image.weights[address + i]} << (8 * i);
+      std::uint32_t got = reader.vector_weight_word(weights.recurrent_state(), address);
+      if (got != expected) ++differences;
+      EXPECT_EQ(got, expected) << "WM word 0x" << std::hex << address;
+    }
+  }
+};
+
+// Reads `addresses` from WM with vu.wget into registers x6..x31 in turn (the lockstep compares them
+// after every instruction), then exits.
+program::ProgramImage weight_reading_program(const std::vector<std::uint32_t>& addresses, std::vector<std::uint8_t> weights) {
+  testing::Assembler a;
+  constexpr std::uint8_t kAddress = 5;
+  for (std::size_t i = 0; i < addresses.size(); ++i)
+    a.li(kAddress, addresses[i]).add(isa::Op::kVuWget, static_cast<std::uint8_t>(6 + i % 26), kAddress, 0, 0);
+  program::ProgramImage image = a.exit_and_link(kVectorMap);
+  image.weights = std::move(weights);
+  return image;
+}
+
+// A whole WM of random bytes goes through the loader into the weights' state word for word, and
+// vu.wget reads every word of the first and last rows and random words in between, in lockstep.
+TEST_F(VectorUnit, ARandomWeightMemoryLoadsWordForWordAndVuWgetReadsItInLockstep) {
+  std::mt19937 random(11);
+  std::vector<std::uint8_t> weights(program::kVectorWeightBytes);
+  for (std::uint8_t& byte : weights) byte = static_cast<std::uint8_t>(random());
+  std::vector<std::uint32_t> addresses;
+  for (std::uint32_t word = 0; word < 16; ++word) {
+    addresses.push_back(4 * word);
+    addresses.push_back(program::kVectorWeightBytes - 64 + 4 * word);
+  }
+  for (int i = 0; i < 200; ++i) addresses.push_back(4 * (random() % (program::kVectorWeightBytes / 4)));
+  program::ProgramImage image = weight_reading_program(addresses, std::move(weights));
+  driver::FastModelMachine weights_machine(*model_);
+  expect_clean_exit(weights_machine, image);
+  expect_weight_memory_holds(weights_machine, image);
+}
+
+// vu.wget at an address past WM or not a multiple of 4 is an illegal instruction, reported as the
+// golden machine reports it; the last word is not.
+TEST_F(VectorUnit, VuWgetOutsideTheWeightMemoryTrapsAsOnTheGoldenMachine) {
+  const std::uint32_t end = program::kVectorWeightBytes;
+  std::vector<std::uint8_t> last_row(end, 0);
+  std::fill(last_row.end() - 64, last_row.end(), 0x5A);
+  for (std::uint32_t address : {end, end - 2, end - 3, 2u, 1u << 19, 0x80000000u, 0xFFFFFFFCu, 7u * 8192 * 8}) {
+    program::ProgramImage image = weight_reading_program({end - 4, address}, last_row);
+    driver::FastModelMachine weights(*model_);
+    LockstepReport report = run_lockstep(*machine_, *bank_heads_, weights, image, {});
+    EXPECT_FALSE(report.difference) << std::hex << address << ": " << *report.difference;
+    EXPECT_EQ(report.ending.find("trap: illegal instruction"), 0u) << std::hex << address << ": " << report.ending;
+  }
+}
+
+TEST_F(VectorUnit, ZeroingVuWgetsWordDecoderBreaksTheUnit) {
+  LockstepReport report = run_ablated(*machine_, weight_reading_program({0, 60}, std::vector<std::uint8_t>(64, 0xC3)), "vector.wget");
+  ASSERT_TRUE(report.difference) << "vu.wget worked without its decoder";
+  EXPECT_LT(report.instructions, 10u) << *report.difference;  // the first read
 }
 
 }  // namespace
