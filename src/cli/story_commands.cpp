@@ -2,8 +2,8 @@
 // generated greedily by the story firmware (firmware/story/), which reads the model blob, the
 // request and the prompt as console input. It runs on the golden emulator: the vector unit's build
 // on the rvformer-vector map, or with --plain the plain RV32IM build on emulator-1m. Inside the
-// weights it needs the vector unit's instructions, of which the compiled rvformer-vector machine has
-// only vu.wget so far (docs/story.md).
+// weights it needs the vector unit's operations, which the compiled rvformer-vector machine does not
+// have yet (docs/story.md).
 #include <cctype>
 #include <cstdint>
 #include <memory>
@@ -83,9 +83,9 @@ StoryBuild story_build(const StoryOptions& options) {
 
 int story_command(const StoryOptions& options) {
   if (options.on == "weights")
-    fail("the story program cannot run inside the weights yet: it needs the vector unit's instructions, of which "
-         "the rvformer-vector machine's weights have only vu.wget so far (or, with --plain, 1 MB of RAM, which no "
-         "compiled machine has); run it with --on emulator");
+    fail("the story program cannot run inside the weights yet: it needs the vector unit's operations, which the "
+         "rvformer-vector machine's weights do not have yet (or, with --plain, 1 MB of RAM, which no compiled "
+         "machine has); run it with --on emulator");
   std::vector<std::uint8_t> blob = story::quantise_story_files(options.checkpoint, options.tokenizer);
   if (options.write_blob) {
     write_file_atomic(*options.write_blob, blob);
@@ -121,7 +121,7 @@ void add_story_command(CLI::App& app, Action& action) {
   story->add_option("--prompt", options->prompt, "Text the story starts with (encoded with the model's BPE vocabulary)");
   story->add_option("--on", options->on,
                     "Where to run it: emulator (default; the golden emulator: rvformer-vector, or emulator-1m with "
-                    "--plain) or weights (needs the vector unit's instructions, not all in the weights yet)")
+                    "--plain) or weights (needs the vector unit's operations, not in the weights yet)")
       ->check(CLI::IsMember({"emulator", "weights"}));
   story->add_flag("--plain", options->plain,
                   "Run the plain RV32IM build (no vector unit) on the emulator-1m map instead of the vector unit's "

@@ -53,7 +53,8 @@ void MachineBuilder::build() {
 bool decodes_op(const program::MachineSpec& spec, int op) {
   if (op < kFirstBigintOp) return true;
   if (op < kFirstVectorOp) return spec.bigint_unit;
-  return op == kVuWget && spec.vector_weight_bytes != 0;
+  const bool configures = op >= kVuSetvl && op <= kVuSeths;
+  return (op == kVuWget || configures) && spec.vector_weight_bytes != 0;
 }
 
 std::unique_ptr<Machine> build_machine(const program::MachineSpec& spec) {

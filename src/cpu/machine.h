@@ -49,6 +49,9 @@ struct MachineLayout {
   // The vector unit's weight memory (docs/vector-unit.md), empty without it: bank address[..:13],
   // row address[12:6], half address[5], word address[4:2], four bits a lane.
   std::vector<int> vector_weight_banks;
+  // Its configuration registers, numbered as the funct7 of the vu.set* that writes them (VL, COLS,
+  // SRC, AUX, HS): register r in bank vector_register_banks[r / 2], half r % 2, row 0, a bit a lane.
+  std::vector<int> vector_register_banks;
 };
 
 struct Machine {
@@ -60,8 +63,8 @@ struct Machine {
 };
 
 // Whether the machine `spec` describes decodes `op` (rv32_ops.h): RV32IM, Zba and FENCE always, the
-// big-integer unit's instructions with that unit, and vu.wget with the vector unit, whose other
-// instructions its circuit does not have yet. Every other word is an illegal instruction there.
+// big-integer unit's instructions with that unit, and vu.wget and the vu.set* configuration writes
+// with the vector unit, whose other instructions its circuit does not have yet. Every other word is an illegal instruction there.
 bool decodes_op(const program::MachineSpec& spec, int op);
 
 std::unique_ptr<Machine> build_machine(const program::MachineSpec& spec = program::kDefaultMachine);

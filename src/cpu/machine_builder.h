@@ -237,6 +237,7 @@ class MachineBuilder {
   void add_bigint_unit();
   // vector_unit.cpp
   void add_vector_unit();
+  void add_vector_registers();
   // execute.cpp, after the units that add rows to it
   void add_multiplier();
   // next_token.cpp

@@ -3,8 +3,8 @@
 // unit decodes those), each identified by its opcode, funct3 and funct7 fields and, for the units'
 // instructions, the register fields they leave zero. Everything else is an illegal instruction. The
 // vector unit's custom-1 instructions are all listed so that the table names every word the golden
-// emulator decodes; a machine with the unit decodes those its circuit has (MachineBuilder::decodes),
-// so far vu.wget, and treats the others as illegal.
+// emulator decodes; a machine with the unit decodes those its circuit has (decodes_op in
+// cpu/machine.h) and treats the others as illegal.
 // (Written independently of the golden emulator's table, which checks it.)
 #pragma once
 

@@ -1,6 +1,6 @@
 // cpu/vector_unit.cpp — the vector unit's part of the machine so far (docs/vector-unit.md): its
-// weight memory (WM), filled by the loader from the program image's third part, and vu.wget, which
-// reads a word of it into rd.
+// weight memory (WM), filled by the loader from the program image's third part, vu.wget, which
+// reads a word of it into rd, and the configuration registers the vu.set* instructions write.
 //
 // WM is banks of 128 rows × 16 words (8 per half) at four bits a lane, each lane the level 0 or
 // 2^(n − 1) of its nibble n: a word takes 8 lanes, a bank 8 KiB, so 384 KiB take 48 banks where two
@@ -66,6 +66,22 @@ void MachineBuilder::add_vector_unit() {
     add_levels_as_bits(w, read[slot], join(match_bits(address, 2, 4, static_cast<std::uint32_t>(slot)), {lit(wget)}), word,
                        kVectorWeightLaneBits);
   write_result(forms_of(word), "vector.wget", {nlit(illegal)});
+  add_vector_registers();
+}
+
+// The configuration registers, two to a single-row bank (a write replaces its half only): each
+// vu.set* writes rs1's bits into its register's half.
+void MachineBuilder::add_vector_registers() {
+  constexpr int kRegisters = kVuSeths - kVuSetvl + 1;
+  for (int bank_index = 0; 2 * bank_index < kRegisters; ++bank_index) {
+    circuit::Bank bank = single_row_bank("vector.registers" + std::to_string(bank_index));
+    bank.has_read = false;
+    for (int h = 0; h < 2 && 2 * bank_index + h < kRegisters; ++h) {
+      bank.write.beta[h] = F(decoded_.op[kVuSetvl + 2 * bank_index + h]);
+      for (int i = 0; i < 32; ++i) bank.write.lanes[h].push_back(F(operands_.rs1[i]));
+    }
+    m_.layout.vector_register_banks.push_back(c_.add_bank(std::move(bank)));
+  }
 }
 
 }  // namespace rvformer::cpu

@@ -249,8 +249,8 @@ std::string trapped_message(const isa::Trap& trap, const program::MemoryMap& map
   const int op = cpu::decode_rv32_op(trap.instruction);
   if (trap.cause == isa::TrapCause::kIllegalInstruction && op >= cpu::kFirstVectorOp && op < cpu::kOpCount &&
       map.vector_unit && !cpu::decodes_op(protocol.spec, op))
-    return fmt::format("the program trapped: illegal instruction at pc 0x{:08x} ({}): the {} machine's weights have "
-                       "only vu.wget of the vector unit so far (--on emulator runs every vu.* instruction)",
+    return fmt::format("the program trapped: illegal instruction at pc 0x{:08x} ({}): the {} machine's weights do "
+                       "not have this vector unit instruction yet (--on emulator runs every vu.* instruction)",
                        trap.pc, isa::disassemble(trap.instruction), map.name);
   return isa::trapped_message(trap, map);
 }

@@ -60,7 +60,7 @@ bool is_jump(const Item& item) {
 class StreamGenerator {
  public:
   StreamGenerator(std::uint64_t seed, const program::MemoryMap& map)
-      : random_(seed), area_(map.ram.base), bigint_(map.bigint_unit) {}
+      : random_(seed), area_(map.ram.base), bigint_(map.bigint_unit), vector_(map.vector_unit) {}
 
   // The random instructions of the stream.
   std::vector<Item> body(int length) {
@@ -249,6 +249,8 @@ class StreamGenerator {
       item.instructions.push_back(make(Op::kFence, 0, 0, 0, 0));
     } else if (bigint_ && kind >= 94) {
       return bigint_access();
+    } else if (vector_ && kind >= 94) {
+      return vector_access();
     } else {
       append_load_immediate(item.instructions, destination(), edge_value());
     }
@@ -290,10 +292,25 @@ class StreamGenerator {
     return item;
   }
 
+  // The vector unit: a configuration register set from any register, or a weight memory word read
+  // at a random aligned address inside it.
+  Item vector_access() {
+    Item item;
+    if (pick(0, 1)) {
+      item.instructions.push_back(make(static_cast<Op>(static_cast<int>(Op::kVuSetvl) + pick(0, 4)), 0, any_register(), 0, 0));
+    } else {
+      std::uint8_t address = operand_register();
+      append_load_immediate(item.instructions, address, 4 * static_cast<std::uint32_t>(pick(0, program::kVectorWeightBytes / 4 - 1)));
+      item.instructions.push_back(make(Op::kVuWget, destination(), address, 0, 0));
+    }
+    return item;
+  }
+
   std::mt19937_64 random_;
   std::uint32_t area_;
   std::uint8_t base_ = 1;
   bool bigint_ = false;
+  bool vector_ = false;
 };
 
 // Encodes the items, filling in each jump's offset to the start of the item it lands on.

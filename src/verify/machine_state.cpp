@@ -90,6 +90,14 @@ std::uint32_t MachineStateReader::bigint_entry(const engine::RecurrentStateView&
   return *entry;
 }
 
+std::uint32_t MachineStateReader::vector_register(const engine::RecurrentStateView& state, int r) const {
+  const std::vector<int>& banks = machine_.layout.vector_register_banks;
+  if (banks.empty()) fail("the {} machine has no vector unit", machine_.spec.name);
+  std::uint32_t value = 0;
+  for (int i = 0; i < 32; ++i) value |= std::uint32_t{bit(state, banks.at(r / 2), 0, r % 2, i)} << i;
+  return value;
+}
+
 // Bank address[..:13], row address[12:6], half address[5], word address[4:2]: lanes 8w..8w+7, the
 // nibble n of a lane stored as the level 2^(n − 1).
 std::uint32_t MachineStateReader::vector_weight_word(const engine::RecurrentStateView& state,

@@ -28,6 +28,8 @@ class MachineStateReader {
   // The vector unit's weight memory word at byte address `address` (a multiple of 4); its lanes must
   // hold the levels 0 or V·2^k, k ≤ 14 (docs/machine-layout.md).
   std::uint32_t vector_weight_word(const engine::RecurrentStateView& state, std::uint32_t address) const;
+  // Its configuration register r (VL, COLS, SRC, AUX, HS: the funct7 of the vu.set* that writes it).
+  std::uint32_t vector_register(const engine::RecurrentStateView& state, int r) const;
 
  private:
   bool bit(const engine::RecurrentStateView& state, int bank, int row, int half, int lane) const;

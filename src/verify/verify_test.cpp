@@ -128,22 +128,24 @@ TEST_F(Verify, DivisionsOfEdgeAndRandomOperandsRunInLockstep) {
   EXPECT_EQ(report.instructions, emulator_instructions(image));
 }
 
+// A program of random instruction streams (`seed`) linked for `map`; the ops of its streams are added
+// to `covered`.
+program::ProgramImage random_streams_program(std::uint64_t seed, const program::MemoryMap& map, std::set<isa::Op>& covered) {
+  emulator::RandomProgram random = emulator::generate_random_program(
+      {.seed = seed, .streams = 6, .min_stream_length = 60, .max_stream_length = 120, .map = map});
+  for (auto [first, last] : random.stream_code)
+    for (std::uint32_t pc = first; pc < last; pc += 4) covered.insert(isa::decode(random.code[(pc - map.code.base) / 4]).op);
+  return program::load_elf(random.elf, map, "random program");
+}
+
 // Random instruction streams (the generator of the QEMU differential tests, linked for this
 // machine's map) in lockstep: every RV32IM + Zba instruction, edge-case operands, every store width.
 TEST_F(Verify, RandomInstructionStreamsRunInLockstep) {
   std::set<isa::Op> covered;
   for (std::uint64_t seed : {1u, 2u}) {
-    emulator::RandomProgram random = emulator::generate_random_program(
-        {.seed = seed, .streams = 6, .min_stream_length = 60, .max_stream_length = 120, .map = program::kRvformerMap});
-    for (auto [first, last] : random.stream_code)
-      for (std::uint32_t pc = first; pc < last; pc += 4)
-        covered.insert(isa::decode(random.code[(pc - program::kRvformerMap.code.base) / 4]).op);
-    program::ProgramImage image = program::load_elf(random.elf, program::kRvformerMap, "random program");
+    program::ProgramImage image = random_streams_program(seed, program::kRvformerMap, covered);
     driver::FastModelMachine weights(*model_);
-    LockstepReport report = run_lockstep(*machine_, *bank_heads_, weights, image, {});
-    EXPECT_FALSE(report.difference) << "seed " << seed << ": " << *report.difference;
-    EXPECT_EQ(report.ending, "exit 0");
-    EXPECT_EQ(report.instructions, emulator_instructions(image));
+    expect_clean_exit(weights, image, "seed " + std::to_string(seed) + ": ");
   }
   for (const isa::OpInfo& info : isa::instruction_table())
     if (info.op != isa::Op::kFence && !isa::is_bigint(info.op) && !isa::is_vector(info.op)) {  // units: elsewhere
@@ -362,12 +364,7 @@ TEST_F(BigintUnit, EveryEntryAndWindowRunsInLockstep) {
 TEST_F(BigintUnit, RandomInstructionStreamsRunInLockstep) {
   std::set<isa::Op> covered;
   for (std::uint64_t seed : {1u, 2u}) {
-    emulator::RandomProgram random = emulator::generate_random_program(
-        {.seed = seed, .streams = 6, .min_stream_length = 60, .max_stream_length = 120, .map = kBigintMap});
-    for (auto [first, last] : random.stream_code)
-      for (std::uint32_t pc = first; pc < last; pc += 4)
-        covered.insert(isa::decode(random.code[(pc - kBigintMap.code.base) / 4]).op);
-    program::ProgramImage image = program::load_elf(random.elf, kBigintMap, "random program");
+    program::ProgramImage image = random_streams_program(seed, kBigintMap, covered);
     driver::FastModelMachine weights(*model_);
     expect_clean_exit(weights, image, "seed " + std::to_string(seed) + ": ");
     expect_same_memories(weights, image);
@@ -386,13 +383,18 @@ TEST_F(BigintUnit, ZeroingTheRowAddersWeightsBreaksTheUnit) {
 
 using program::kVectorMap;
 
-// The machine with the vector unit (rvformer-vector), compiled to weights: its weight memory and
-// vu.wget.
+// The machine with the vector unit (rvformer-vector), compiled to weights: its weight memory,
+// vu.wget and the configuration registers.
 class VectorUnit : public CompiledMachineTest<program::kVectorMachine> {
  protected:
-  // Every word of WM, read out of the weights' state, is the image's (zero past its end).
-  static void expect_weight_memory_holds(const driver::FastModelMachine& weights, const program::ProgramImage& image) {
+  // Every word of WM, read out of the weights' state, is the image's (zero past its end), and every
+  // configuration register the golden machine's at the end of the run.
+  static void expect_same_unit_state(const driver::FastModelMachine& weights, const program::ProgramImage& image) {
     MachineStateReader reader(*machine_, *bank_heads_);
+    emulator::Emulator golden(image);
+    golden.run(100'000'000, [](std::uint8_t) {});
+    for (int r = 0; r < emulator::VectorUnit::kRegisterCount; ++r)
+      EXPECT_EQ(reader.vector_register(weights.recurrent_state(), r), golden.vector_registers()[r]) << "register " << r;
     int differences = 0;
     for (std::uint32_t address = 0; address < program::kVectorWeightBytes && differences < 10; address += 4) {
       std::uint32_t expected = 0;
@@ -406,19 +408,23 @@ class VectorUnit : public CompiledMachineTest<program::kVectorMachine> {
 };
 
 // Reads `addresses` from WM with vu.wget into registers x6..x31 in turn (the lockstep compares them
-// after every instruction), then exits.
-program::ProgramImage weight_reading_program(const std::vector<std::uint32_t>& addresses, std::vector<std::uint8_t> weights) {
+// after every instruction), sets configuration register r to configuration[r], then exits.
+program::ProgramImage weight_reading_program(const std::vector<std::uint32_t>& addresses, std::vector<std::uint8_t> weights,
+                                             const std::vector<std::uint32_t>& configuration = {}) {
   testing::Assembler a;
   constexpr std::uint8_t kAddress = 5;
   for (std::size_t i = 0; i < addresses.size(); ++i)
     a.li(kAddress, addresses[i]).add(isa::Op::kVuWget, static_cast<std::uint8_t>(6 + i % 26), kAddress, 0, 0);
+  for (std::size_t r = 0; r < configuration.size(); ++r)
+    a.li(kAddress, configuration[r]).add(static_cast<isa::Op>(static_cast<int>(isa::Op::kVuSetvl) + r), 0, kAddress, 0, 0);
   program::ProgramImage image = a.exit_and_link(kVectorMap);
   image.weights = std::move(weights);
   return image;
 }
 
 // A whole WM of random bytes goes through the loader into the weights' state word for word, and
-// vu.wget reads every word of the first and last rows and random words in between, in lockstep.
+// vu.wget reads every word of the first and last rows and random words in between, in lockstep; the
+// configuration registers take all ones, the top and bottom bits, a random word and zero.
 TEST_F(VectorUnit, ARandomWeightMemoryLoadsWordForWordAndVuWgetReadsItInLockstep) {
   std::mt19937 random(11);
   std::vector<std::uint8_t> weights(program::kVectorWeightBytes);
@@ -429,10 +435,11 @@ TEST_F(VectorUnit, ARandomWeightMemoryLoadsWordForWordAndVuWgetReadsItInLockstep
     addresses.push_back(program::kVectorWeightBytes - 64 + 4 * word);
   }
   for (int i = 0; i < 200; ++i) addresses.push_back(4 * (random() % (program::kVectorWeightBytes / 4)));
-  program::ProgramImage image = weight_reading_program(addresses, std::move(weights));
+  program::ProgramImage image =
+      weight_reading_program(addresses, std::move(weights), {0xFFFFFFFFu, 0x80000001u, random(), 0, 0x12345678u});
   driver::FastModelMachine weights_machine(*model_);
   expect_clean_exit(weights_machine, image);
-  expect_weight_memory_holds(weights_machine, image);
+  expect_same_unit_state(weights_machine, image);
 }
 
 // vu.wget at an address past WM or not a multiple of 4 is an illegal instruction, reported as the
@@ -448,6 +455,25 @@ TEST_F(VectorUnit, VuWgetOutsideTheWeightMemoryTrapsAsOnTheGoldenMachine) {
     EXPECT_FALSE(report.difference) << std::hex << address << ": " << *report.difference;
     EXPECT_EQ(report.ending.find("trap: illegal instruction"), 0u) << std::hex << address << ": " << report.ending;
   }
+}
+
+// Random instruction streams with vu.wget and the vu.set* among the rest, over a weight memory
+// whose first quarter is random, in lockstep; the configuration registers end as on the golden
+// machine.
+TEST_F(VectorUnit, RandomInstructionStreamsRunInLockstep) {
+  std::set<isa::Op> covered;
+  for (std::uint64_t seed : {1u, 2u}) {
+    program::ProgramImage image = random_streams_program(seed, kVectorMap, covered);
+    std::mt19937 bytes(static_cast<std::uint32_t>(seed));
+    image.weights.resize(program::kVectorWeightBytes / 4);  // a quarter of the reads find data, the rest zeros
+    for (std::uint8_t& byte : image.weights) byte = static_cast<std::uint8_t>(bytes());
+    driver::FastModelMachine weights(*model_);
+    expect_clean_exit(weights, image, "seed " + std::to_string(seed) + ": ");
+    expect_same_unit_state(weights, image);
+  }
+  for (isa::Op op : {isa::Op::kVuWget, isa::Op::kVuSetvl, isa::Op::kVuSetcols, isa::Op::kVuSetsrc, isa::Op::kVuSetaux,
+                     isa::Op::kVuSeths})
+    EXPECT_TRUE(covered.contains(op)) << isa::op_info(op).name << " never ran";
 }
 
 TEST_F(VectorUnit, ZeroingVuWgetsWordDecoderBreaksTheUnit) {
