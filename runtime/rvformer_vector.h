@@ -3,8 +3,8 @@
  * Machines with the unit (memory map `rvformer-vector`; `rvformer cc` then defines
  * RVFORMER_VECTOR_UNIT) hold, when a program starts, zeros but for WM's image:
  *   WM   the weight memory, VU_WEIGHT_BYTES bytes (little-endian words): int8 matrices with their
- *        requantisation pairs, and int16 tables; the program image's weight memory (placed by the
- *        image loader, as its code and read-only data are) and what vu_wput writes;
+ *        requantisation pairs, and int16 tables: the program image's weight memory (placed by the
+ *        image loader, as its code and read-only data are), which programs only read;
  *   AM   the activation memory, VU_ACTIVATION_ELEMENTS int16 elements: the vectors the operations
  *        read and write, and the KV cache;
  *   five configuration registers VL, COLS, SRC, AUX, HS (32 bits each) that give the operations
@@ -52,11 +52,6 @@ static inline void vu_set_cols(uint32_t value) { VU_INSN_SET(VU_COLS, value); }
 static inline void vu_set_src(uint32_t value) { VU_INSN_SET(VU_SRC, value); }
 static inline void vu_set_aux(uint32_t value) { VU_INSN_SET(VU_AUX, value); }
 static inline void vu_set_hs(uint32_t value) { VU_INSN_SET(VU_HS, value); }
-
-/* funct3 1, funct7 0 — vu.wput rs1, rs2: the WM word at byte address rs1 (a multiple of 4) = rs2. */
-static inline void vu_wput(uint32_t address, uint32_t word) {
-    __asm__ volatile(".insn r 0x2B, 1, 0, zero, %0, %1" : : "r"(address), "r"(word) : "memory");
-}
 
 /* funct3 1, funct7 1 — vu.put rs1, rs2: AM[rs1] = rs2, a 13-bit value (−4096..4095, else out of range). */
 static inline void vu_put(uint32_t element, int32_t value) {

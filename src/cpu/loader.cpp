@@ -134,7 +134,8 @@ void MachineBuilder::add_loader() {
   }
   if (!spec_.vector_weight_bytes) return;
   // A weight word's nibble n as the level 2^(n − 1) (0 for 0): one AND a level.
-  std::vector<Literal> commit_weights = join({lit(in_.stage_slot[kVectorWeightSlots - 1])}, staged_.vector_weight_region);
+  std::vector<Literal> commit_weights =
+      join({lit(in_.stage_slot[kVectorWeightSlots - 1])}, staged_.vector_weight_region);
   Bits weights = half_row_bits(kVectorWeightSlots - 1);
   const int levels = 1 << kVectorWeightLaneBits;
   for (int w = 0; w < kVectorWeightWordsPerHalf; ++w) {
@@ -142,9 +143,10 @@ void MachineBuilder::add_loader() {
     for (int m = 0; m < kVectorWeightLanes; ++m) {
       lanes.push_back(c_.add_stored_levels_signal("load.weights" + std::to_string(w) + "[" + std::to_string(m) + "]",
                                                   stored_level(levels - 1)));
+      const int first_bit = 32 * w + kVectorWeightLaneBits * m;
       for (int n = 1; n < levels; ++n)
-        add_level(lanes.back(), join(commit_weights, match_bits(weights, 32 * w + kVectorWeightLaneBits * m, kVectorWeightLaneBits, n)),
-                  Form(), stored_level(n));
+        add_level(lanes.back(), join(commit_weights, match_bits(weights, first_bit, kVectorWeightLaneBits, n)), Form(),
+                  stored_level(n));
     }
     staged_.vector_weight_lanes.push_back(lanes);
   }

@@ -64,7 +64,8 @@ struct Machine {
 
 // Whether the machine `spec` describes decodes `op` (rv32_ops.h): RV32IM, Zba and FENCE always, the
 // big-integer unit's instructions with that unit, and vu.wget and the vu.set* configuration writes
-// with the vector unit, whose other instructions its circuit does not have yet. Every other word is an illegal instruction there.
+// with the vector unit, whose other instructions its circuit does not have yet. Every other word is
+// an illegal instruction there.
 bool decodes_op(const program::MachineSpec& spec, int op);
 
 std::unique_ptr<Machine> build_machine(const program::MachineSpec& spec = program::kDefaultMachine);

@@ -204,7 +204,8 @@ class MachineBuilder {
   // loader.cpp
   void add_loader();
   // `slots` read signals of `lanes` stored levels (up to max_level) each, named prefix<slot>[<lane>].
-  std::vector<std::vector<SignalId>> add_read_slots(const std::string& prefix, int slots, int lanes, double max_level = 4);
+  std::vector<std::vector<SignalId>> add_read_slots(const std::string& prefix, int slots, int lanes,
+                                                    double max_level = 4);
   // A memory the loader fills one half-row per commit: bank k takes the half-rows whose base bits
   // [8, 8 + bank_bits) spell k and whose region bits are `region`, writing `staged[slot][lane]`, and
   // is read at `read_rows[k]` into `read[half · slots + slot][lane]`. Returns the banks' ids.

@@ -25,7 +25,7 @@ enum Rv32Op : int {
   kFence,
   kBzPuta, kBzPutb, kBzDotlo, kBzDothi,
   kVuSetvl, kVuSetcols, kVuSetsrc, kVuSetaux, kVuSeths,
-  kVuWput, kVuPut, kVuGet, kVuWget,
+  kVuPut, kVuGet, kVuWget,
   kVuMatvec16, kVuRow16, kVuAdd16, kVuMul16, kVuRmsnorm, kVuSilu, kVuRope, kVuAttend,
   kVuArgmax,
   kOpCount
@@ -62,7 +62,7 @@ inline constexpr std::array<Rv32Encoding, kOpCount> kRv32Encodings = {{
     {"bz.puta", 0x0B, 0, 0x00, true}, {"bz.putb", 0x0B, 1, 0x00, true}, {"bz.dotlo", 0x0B, 2, 0x00}, {"bz.dothi", 0x0B, 3, 0x00},
     {"vu.setvl", 0x2B, 0, 0, true, true},  {"vu.setcols", 0x2B, 0, 1, true, true}, {"vu.setsrc", 0x2B, 0, 2, true, true},
     {"vu.setaux", 0x2B, 0, 3, true, true}, {"vu.seths", 0x2B, 0, 4, true, true},
-    {"vu.wput", 0x2B, 1, 0, true},         {"vu.put", 0x2B, 1, 1, true},           {"vu.get", 0x2B, 1, 2, false, true},
+    {"vu.put", 0x2B, 1, 1, true},          {"vu.get", 0x2B, 1, 2, false, true},
     {"vu.wget", 0x2B, 1, 3, false, true},
     {"vu.matvec16", 0x2B, 2, 0, true},     {"vu.row16", 0x2B, 2, 2, true},
     {"vu.add16", 0x2B, 2, 3, true},        {"vu.mul16", 0x2B, 2, 4, true},         {"vu.rmsnorm", 0x2B, 2, 5, true},

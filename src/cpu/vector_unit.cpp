@@ -44,11 +44,13 @@ void MachineBuilder::add_vector_unit() {
   SignalId illegal = g.all("illegal_operand", {lit(wget), lit(g.any("outside", outside))});
   illegal_operands_.push_back(illegal);
 
+  const double top_level = stored_level((1 << kVectorWeightLaneBits) - 1);
   std::vector<std::vector<SignalId>> read =
-      add_read_slots("vector.weights", 2 * kVectorWeightWordsPerHalf, kVectorWeightLanes, stored_level((1 << kVectorWeightLaneBits) - 1));
+      add_read_slots("vector.weights", 2 * kVectorWeightWordsPerHalf, kVectorWeightLanes, top_level);
   std::vector<circuit::RowSelect> read_rows;
   for (int k = 0; k < banks; ++k)
-    read_rows.push_back(binary_select(slice(address, 6, 7), match_bits(address, kLow, bank_bits, static_cast<std::uint32_t>(k)), {F(wget)}));
+    read_rows.push_back(
+        binary_select(slice(address, 6, 7), match_bits(address, kLow, bank_bits, static_cast<std::uint32_t>(k)), {F(wget)}));
   m_.layout.vector_weight_banks = add_loaded_memory({.name = "vector.weights",
                                                      .bank_bits = bank_bits,
                                                      .region = staged_.vector_weight_region,
@@ -63,8 +65,8 @@ void MachineBuilder::add_vector_unit() {
   Bits word;
   for (int i = 0; i < 32; ++i) word.push_back(w.signal("word[" + std::to_string(i) + "]"));
   for (int slot = 0; slot < 2 * kVectorWeightWordsPerHalf; ++slot)
-    add_levels_as_bits(w, read[slot], join(match_bits(address, 2, 4, static_cast<std::uint32_t>(slot)), {lit(wget)}), word,
-                       kVectorWeightLaneBits);
+    add_levels_as_bits(w, read[slot], join(match_bits(address, 2, 4, static_cast<std::uint32_t>(slot)), {lit(wget)}),
+                       word, kVectorWeightLaneBits);
   write_result(forms_of(word), "vector.wget", {nlit(illegal)});
   add_vector_registers();
 }

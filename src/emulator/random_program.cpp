@@ -297,7 +297,8 @@ class StreamGenerator {
   Item vector_access() {
     Item item;
     if (pick(0, 1)) {
-      item.instructions.push_back(make(static_cast<Op>(static_cast<int>(Op::kVuSetvl) + pick(0, 4)), 0, any_register(), 0, 0));
+      const auto setter = static_cast<Op>(static_cast<int>(Op::kVuSetvl) + pick(0, 4));
+      item.instructions.push_back(make(setter, 0, any_register(), 0, 0));
     } else {
       std::uint8_t address = operand_register();
       append_load_immediate(item.instructions, address, 4 * static_cast<std::uint32_t>(pick(0, program::kVectorWeightBytes / 4 - 1)));

@@ -201,7 +201,6 @@ bool VectorUnit::execute(Op op, std::uint32_t rs1, std::uint32_t rs2, std::uint3
     case Op::kVuSeths:
       registers_[static_cast<std::size_t>(op) - static_cast<std::size_t>(Op::kVuSetvl)] = rs1;
       return true;
-    case Op::kVuWput: return put_weight_word(rs1, rs2);
     case Op::kVuPut:
       if (!in_activations(rs1, 1) || !is_element(static_cast<std::int32_t>(rs2))) return false;
       activations_[rs1] = static_cast<std::int16_t>(rs2);
@@ -225,12 +224,6 @@ bool VectorUnit::execute(Op op, std::uint32_t rs1, std::uint32_t rs2, std::uint3
     case Op::kVuArgmax: return argmax(rs1, rd);
     default: return false;
   }
-}
-
-bool VectorUnit::put_weight_word(std::uint32_t address, std::uint32_t word) {
-  if (address % 4 != 0 || !in_weights(address, 4)) return false;
-  std::memcpy(weights_.data() + address, &word, 4);
-  return true;
 }
 
 std::int32_t VectorUnit::weight_word(std::uint32_t address) const {

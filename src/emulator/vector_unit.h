@@ -44,7 +44,6 @@ class VectorUnit {
  private:
   struct Matrix;
 
-  bool put_weight_word(std::uint32_t address, std::uint32_t word);
   bool matvec(std::uint32_t out, std::uint32_t matrix);
   bool row16(std::uint32_t out, std::uint32_t matrix);
   bool add16(std::uint32_t x, std::uint32_t y);

@@ -78,14 +78,10 @@ class VectorProgram {
     return *this;
   }
 
-  // WM bytes from `address`, copied from read-only data a word at a time by vu.wput.
+  // WM's image: `bytes` from `address` when the program starts (zeros where nothing is put).
   VectorProgram& put_weights(std::uint32_t address, const std::vector<std::uint8_t>& bytes) {
-    if (bytes.empty() || bytes.size() % 4 != 0 || address % 4 != 0) throw std::invalid_argument("whole words only");
-    li(kS0, place_in_rodata(bytes)).li(kS1, address).li(kS2, address + static_cast<std::uint32_t>(bytes.size()));
-    add(word_of(Op::kLw, kT0, kS0, 0)).add(word_of(Op::kVuWput, 0, kS1, kT0));
-    add(word_of(Op::kAddi, kS0, kS0, 0, 4)).add(word_of(Op::kAddi, kS1, kS1, 0, 4));
-    add(word_of(Op::kBne, 0, kS1, kS2, -16));
     std::ranges::copy(bytes, weights_.begin() + address);
+    image_bytes_ = std::max(image_bytes_, address + bytes.size());
     return *this;
   }
   VectorProgram& put_table(std::uint32_t address, const std::vector<std::int16_t>& table) {
@@ -94,18 +90,14 @@ class VectorProgram {
     return put_weights(address, bytes_of(padded));
   }
 
-  // `words` xorshift32 words from `seed` on, from WM byte `address`: the program makes them itself,
-  // so that matrices larger than read-only data cost a loop.
+  // `words` xorshift32 words from `seed` on, from WM byte `address` of the image.
   VectorProgram& random_weights(std::uint32_t address, std::uint32_t words, std::uint32_t seed) {
-    li(kT0, seed).li(kS1, address).li(kS2, address + 4 * words);
-    next_random_in_t0();
-    add(word_of(Op::kVuWput, 0, kS1, kT0)).add(word_of(Op::kAddi, kS1, kS1, 0, 4));
-    add(word_of(Op::kBne, 0, kS1, kS2, -32));
+    std::vector<std::uint8_t> bytes(4 * words);
     for (std::uint32_t i = 0; i < words; ++i) {
       seed = xorshift32(seed);
-      std::memcpy(weights_.data() + address + 4 * i, &seed, 4);
+      std::memcpy(bytes.data() + 4 * i, &seed, 4);
     }
-    return *this;
+    return put_weights(address, bytes);
   }
 
   // AM elements from `element`, copied from read-only data by vu.put.
@@ -133,18 +125,11 @@ class VectorProgram {
     return *this;
   }
 
-  // WM's image: `bytes` from byte 0 when the program starts.
-  VectorProgram& image_weights(const std::vector<std::uint8_t>& bytes) {
-    image_weights_ = bytes;
-    std::ranges::copy(bytes, weights_.begin());
-    return *this;
-  }
-
-  // One WM word by vu.wput from registers.
-  VectorProgram& wput(std::uint32_t address, std::uint32_t word) {
-    li(kT0, word).li(kA0, address).add(word_of(Op::kVuWput, 0, kA0, kT0));
-    std::memcpy(weights_.data() + address, &word, 4);
-    return *this;
+  // One WM word of the image.
+  VectorProgram& put_weight_word(std::uint32_t address, std::uint32_t word) {
+    std::vector<std::uint8_t> bytes(4);
+    std::memcpy(bytes.data(), &word, 4);
+    return put_weights(address, bytes);
   }
   // vu.setvl etc.: `setter` is the vu.set* instruction.
   VectorProgram& set(Op setter, std::uint32_t value) { return li(kT0, value).add(word_of(setter, 0, kT0, 0)); }
@@ -164,7 +149,7 @@ class VectorProgram {
     words.push_back(word_of(Op::kSw, 0, kT0, kZero));
     image.code = bytes_of(words);
     image.rodata = rodata_;
-    image.weights = image_weights_;
+    image.weights.assign(weights_.begin(), weights_.begin() + static_cast<std::ptrdiff_t>(image_bytes_));
     image.entry = map.code.base;
     return image;
   }
@@ -217,7 +202,7 @@ class VectorProgram {
 
   std::vector<std::uint32_t> code_;
   std::vector<std::uint8_t> rodata_;
-  std::vector<std::uint8_t> image_weights_;
+  std::size_t image_bytes_ = 0;  // WM bytes the image brings
   std::vector<std::uint8_t> weights_;
   std::vector<std::int16_t> activations_;
   std::uint32_t last_op_pc_ = 0;
@@ -831,13 +816,13 @@ TEST(VectorUnit, StartsZeroAndTheRegistersHoldWhatIsSet) {
   EXPECT_TRUE(without.vector_activations().empty());
 }
 
-// Words into WM, elements into AM (13-bit values) and back out sign-extended through vu.get, at both
-// ends of each memory; a vu.get into x0 leaves it zero.
+// The image's words at both ends of WM, and elements put into AM (13-bit values) and read back
+// sign-extended through vu.get at both ends of AM; a vu.get into x0 leaves it zero.
 TEST(VectorUnit, WordsAndElementsRoundTrip) {
   std::mt19937 random(1200);
   VectorProgram program;
   for (std::uint32_t address : {0u, 4u, kWeightBytes - 4, 4 * (static_cast<std::uint32_t>(random()) % (kWeightBytes / 4))}) {
-    program.wput(address, static_cast<std::uint32_t>(random()));
+    program.put_weight_word(address, static_cast<std::uint32_t>(random()));
   }
   const std::uint32_t ram = kVectorMap.ram.base;
   const std::uint32_t elements[] = {0, 1, kElements - 1, static_cast<std::uint32_t>(random()) % kElements};
@@ -859,14 +844,14 @@ TEST(VectorUnit, WordsAndElementsRoundTrip) {
 }
 
 // WM starts with the image's bytes (any length; zeros after them), which the operations read and
-// vu.wget returns word by word, as it returns what vu.wput wrote.
+// vu.wget returns word by word.
 TEST(VectorUnit, TheImageFillsTheWeightMemoryAndVuWgetReadsIt) {
   std::mt19937 random(1250);
   VectorProgram program;
   constexpr std::uint32_t kRows = 8, kCols = 12;
   std::vector<std::uint8_t> image = bytes_of(random_pairs(kRows, random));
   for (std::uint32_t i = 0; i < kRows * kCols + 3; ++i) image.push_back(static_cast<std::uint8_t>(random()));
-  program.image_weights(image);
+  program.put_weights(0, image);
   const std::vector<std::int16_t> x = random_vector(kCols, random);
   program.put_activations(0, x);
   program.set(Op::kVuSetvl, kRows).set(Op::kVuSetcols, kCols).set(Op::kVuSetsrc, 0).op(Op::kVuMatvec16, 100, 0);
@@ -874,7 +859,6 @@ TEST(VectorUnit, TheImageFillsTheWeightMemoryAndVuWgetReadsIt) {
   const std::vector<StoryRequant> pairs = program.matrix_pairs(0, kRows);
   story_matvec16(expected.data(), program.matrix_weights(0, kRows), pairs.data(), x.data(), kRows, kCols);
   program.write_activations(100, expected);
-  program.wput(kWeightBytes - 4, static_cast<std::uint32_t>(random()));
   const auto last = static_cast<std::uint32_t>(image.size() / 4 * 4);  // the image's last, partial word
   const std::uint32_t addresses[] = {0, 4, 8 * kRows, last, last + 4, kWeightBytes - 8, kWeightBytes - 4};
   const std::uint32_t ram = kVectorMap.ram.base;
@@ -894,7 +878,7 @@ TEST(VectorUnit, TheImageFillsTheWeightMemoryAndVuWgetReadsIt) {
 // An image whose weight memory does not fit, or on a map without the unit, is refused with one line.
 TEST(VectorUnit, AnImageTooLargeForTheWeightMemoryIsRefused) {
   VectorProgram program;
-  program.image_weights(std::vector<std::uint8_t>(kWeightBytes, 1));
+  program.put_weights(0, std::vector<std::uint8_t>(kWeightBytes, 1));
   EXPECT_NO_THROW(Emulator{program.image()});
   program::ProgramImage image = program.image();
   image.weights.push_back(0);
@@ -972,9 +956,6 @@ struct IllegalCase {
 constexpr std::uint32_t kEnd = kElements;  // the first element past AM
 
 const IllegalCase kIllegalCases[] = {
-    {"vu.wput at an address that is not a multiple of 4", [](VectorProgram& p) { p.op(Op::kVuWput, 2, 7); }},
-    {"vu.wput past WM", [](VectorProgram& p) { p.op(Op::kVuWput, kWeightBytes, 7); }},
-    {"vu.wput at the last address", [](VectorProgram& p) { p.op(Op::kVuWput, 0xFFFFFFFC, 7); }},
     {"vu.put past AM", [](VectorProgram& p) { p.op(Op::kVuPut, kEnd, 7); }},
     {"vu.put of 4096", [](VectorProgram& p) { p.op(Op::kVuPut, 0, 4096); }},
     {"vu.put of -4097", [](VectorProgram& p) { p.op(Op::kVuPut, 0, static_cast<std::uint32_t>(-4097)); }},
@@ -993,28 +974,28 @@ const IllegalCase kIllegalCases[] = {
     {"vu.matvec16 with x past AM", [](VectorProgram& p) { p.set(Op::kVuSetsrc, kEnd - 3).op(Op::kVuMatvec16, 100, 0); }},
     {"vu.matvec16 with out past AM", [](VectorProgram& p) { p.op(Op::kVuMatvec16, kEnd - 3, 0); }},
     {"vu.matvec16 with a shift of 0 in the last row",
-     [](VectorProgram& p) { p.wput(3 * 8 + 4, 0).op(Op::kVuMatvec16, 100, 0); }},
+     [](VectorProgram& p) { p.put_weight_word(3 * 8 + 4, 0).op(Op::kVuMatvec16, 100, 0); }},
     {"vu.matvec16 with a shift of 63",
-     [](VectorProgram& p) { p.wput(4, 63).op(Op::kVuMatvec16, 100, 0); }},
+     [](VectorProgram& p) { p.put_weight_word(4, 63).op(Op::kVuMatvec16, 100, 0); }},
     {"vu.matvec16 with a negative shift",
-     [](VectorProgram& p) { p.wput(12, 0xFFFFFFFF).op(Op::kVuMatvec16, 100, 0); }},
+     [](VectorProgram& p) { p.put_weight_word(12, 0xFFFFFFFF).op(Op::kVuMatvec16, 100, 0); }},
     {"vu.matvec16 with a negative multiplier",
-     [](VectorProgram& p) { p.wput(0, 0xFFFFFFFF).op(Op::kVuMatvec16, 100, 0); }},
+     [](VectorProgram& p) { p.put_weight_word(0, 0xFFFFFFFF).op(Op::kVuMatvec16, 100, 0); }},
     {"vu.matvec16 with a multiplier of 256 in the last row",
-     [](VectorProgram& p) { p.wput(3 * 8, 256).op(Op::kVuMatvec16, 100, 0); }},
+     [](VectorProgram& p) { p.put_weight_word(3 * 8, 256).op(Op::kVuMatvec16, 100, 0); }},
     {"vu.matvec16 with a multiplier of 2^31 - 1",
-     [](VectorProgram& p) { p.wput(8, 0x7FFFFFFF).op(Op::kVuMatvec16, 100, 0); }},
+     [](VectorProgram& p) { p.put_weight_word(8, 0x7FFFFFFF).op(Op::kVuMatvec16, 100, 0); }},
     {"vu.matvec16 with the most negative multiplier",
-     [](VectorProgram& p) { p.wput(16, 0x80000000).op(Op::kVuMatvec16, 100, 0); }},
+     [](VectorProgram& p) { p.put_weight_word(16, 0x80000000).op(Op::kVuMatvec16, 100, 0); }},
     {"vu.row16 with SRC = VL", [](VectorProgram& p) { p.set(Op::kVuSetsrc, 4).op(Op::kVuRow16, 100, 0); }},
     {"vu.row16 with the row's weights past WM",
      [](VectorProgram& p) { p.set(Op::kVuSetvl, 4096).set(Op::kVuSetcols, 512).set(Op::kVuSetsrc, 4095).op(Op::kVuRow16, 100, 0); }},
     {"vu.row16 with the row's shift out of range",
-     [](VectorProgram& p) { p.wput(2 * 8 + 4, 0).set(Op::kVuSetsrc, 2).op(Op::kVuRow16, 100, 0); }},
+     [](VectorProgram& p) { p.put_weight_word(2 * 8 + 4, 0).set(Op::kVuSetsrc, 2).op(Op::kVuRow16, 100, 0); }},
     {"vu.row16 with the row's multiplier of 256",
-     [](VectorProgram& p) { p.wput(2 * 8, 256).set(Op::kVuSetsrc, 2).op(Op::kVuRow16, 100, 0); }},
+     [](VectorProgram& p) { p.put_weight_word(2 * 8, 256).set(Op::kVuSetsrc, 2).op(Op::kVuRow16, 100, 0); }},
     {"vu.row16 with the row's multiplier negative",
-     [](VectorProgram& p) { p.wput(0, 0xFFFFFF00).op(Op::kVuRow16, 100, 0); }},
+     [](VectorProgram& p) { p.put_weight_word(0, 0xFFFFFF00).op(Op::kVuRow16, 100, 0); }},
     {"vu.row16 with out past AM", [](VectorProgram& p) { p.op(Op::kVuRow16, kEnd - 3, 0); }},
     {"vu.add16 with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuAdd16, 0, 100); }},
     {"vu.add16 with VL 4097", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4097).op(Op::kVuAdd16, 0, 10000); }},
@@ -1105,15 +1086,25 @@ TEST(VectorUnitTraps, TheTrapCasesSetupIsLegal) {
   put_random_matrix(program, 0, 4, 4, random);
   program.put_activations(0, random_vector(4096, random));
   program.set(Op::kVuSetvl, 4).set(Op::kVuSetcols, 4).set(Op::kVuSetsrc, 0).set(Op::kVuSetaux, 2).set(Op::kVuSeths, 2);
-  program.op(Op::kVuWput, kWeightBytes - 4, 7).op(Op::kVuPut, kEnd - 1, 7).op(Op::kVuGet, kEnd - 1, 0, kT1);
+  program.op(Op::kVuPut, kEnd - 1, 7).op(Op::kVuGet, kEnd - 1, 0, kT1);
   for (Op op : {Op::kVuMatvec16, Op::kVuRow16}) program.op(op, 100, 0);
   for (Op op : {Op::kVuAdd16, Op::kVuMul16, Op::kVuRmsnorm, Op::kVuAttend}) program.op(op, 1000, 0);
   program.op(Op::kVuSilu, 0).op(Op::kVuRope, 0, 1000).op(Op::kVuArgmax, 0, 0, kT1);
-  // The extreme multipliers are legal, and vu.row16 reads only its own row's pair.
-  program.wput(0, 0).wput(8, 255).op(Op::kVuMatvec16, 100, 0);
-  program.wput(3 * 8, 256).op(Op::kVuRow16, 100, 0);
   Emulator emulator(program.image());
   EXPECT_EQ(emulator.run(10'000'000, ignore_console).reason, StopReason::kExited);
+  // The extreme multipliers are legal, and vu.row16 reads only its own row's pair.
+  VectorProgram extremes;
+  put_random_matrix(extremes, 0, 4, 4, random);
+  extremes.put_weight_word(0, 0).put_weight_word(8, 255).set(Op::kVuSetvl, 4).set(Op::kVuSetcols, 4);
+  extremes.op(Op::kVuMatvec16, 100, 0);
+  VectorProgram own_row;
+  put_random_matrix(own_row, 0, 4, 4, random);
+  own_row.put_weight_word(3 * 8, 256).set(Op::kVuSetvl, 4).set(Op::kVuSetcols, 4).set(Op::kVuSetsrc, 2);
+  own_row.op(Op::kVuRow16, 100, 0);
+  for (const VectorProgram* legal : {&extremes, &own_row}) {
+    Emulator run(legal->image());
+    EXPECT_EQ(run.run(10'000'000, ignore_console).reason, StopReason::kExited);
+  }
 }
 
 // On every map without the unit each vu.* is illegal, and the message names the map that has it.

@@ -81,7 +81,6 @@ constexpr std::array<OpInfo, kInstructionCount> kTable = {{
     {kVuSetsrc, "vu.setsrc", kSource, kOpcodeCustom1, 0, 2},
     {kVuSetaux, "vu.setaux", kSource, kOpcodeCustom1, 0, 3},
     {kVuSeths, "vu.seths", kSource, kOpcodeCustom1, 0, 4},
-    {kVuWput, "vu.wput", kPut, kOpcodeCustom1, 1, 0},
     {kVuPut, "vu.put", kPut, kOpcodeCustom1, 1, 1},
     {kVuGet, "vu.get", kUnary, kOpcodeCustom1, 1, 2},
     {kVuWget, "vu.wget", kUnary, kOpcodeCustom1, 1, 3},

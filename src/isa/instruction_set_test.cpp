@@ -49,7 +49,6 @@ const KnownEncoding kVectorUnit[] = {
     {0x0402802b, {Op::kVuSetsrc, 0, 5, 0, 0}, "vu.setsrc t0"},
     {0x060d802b, {Op::kVuSetaux, 0, 27, 0, 0}, "vu.setaux s11"},
     {0x080f802b, {Op::kVuSeths, 0, 31, 0, 0}, "vu.seths t6"},
-    {0x00b5102b, {Op::kVuWput, 0, 10, 11, 0}, "vu.wput a0, a1"},
     {0x02d6102b, {Op::kVuPut, 0, 12, 13, 0}, "vu.put a2, a3"},
     {0x0405952b, {Op::kVuGet, 10, 11, 0, 0}, "vu.get a0, a1"},
     {0x0605952b, {Op::kVuWget, 10, 11, 0, 0}, "vu.wget a0, a1"},

@@ -435,8 +435,9 @@ TEST_F(VectorUnit, ARandomWeightMemoryLoadsWordForWordAndVuWgetReadsItInLockstep
     addresses.push_back(program::kVectorWeightBytes - 64 + 4 * word);
   }
   for (int i = 0; i < 200; ++i) addresses.push_back(4 * (random() % (program::kVectorWeightBytes / 4)));
-  program::ProgramImage image =
-      weight_reading_program(addresses, std::move(weights), {0xFFFFFFFFu, 0x80000001u, random(), 0, 0x12345678u});
+  const std::vector<std::uint32_t> configuration{0xFFFFFFFFu, 0x80000001u, static_cast<std::uint32_t>(random()), 0,
+                                                 0x12345678u};
+  program::ProgramImage image = weight_reading_program(addresses, std::move(weights), configuration);
   driver::FastModelMachine weights_machine(*model_);
   expect_clean_exit(weights_machine, image);
   expect_same_unit_state(weights_machine, image);
