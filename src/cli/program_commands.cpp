@@ -217,12 +217,7 @@ int run_command(const RunOptions& options) {
       options.program.empty() ? toolchain::default_program() : std::filesystem::path(options.program);
   if (toolchain::is_python_script(program)) return run_python(toolchain::read_python_script(program), options, console);
   program::ProgramImage image = toolchain::load_program(program, program_map(options));
-  if (options.weight_memory) {
-    if (!image.map.vector_unit)
-      fail("--weight-memory fills the vector unit's weight memory, which only the rvformer-vector machine has "
-           "(--machine rvformer-vector)");
-    image.weights = read_file_bytes(*options.weight_memory);
-  }
+  add_weight_memory(image, options.weight_memory);
   return run_program_image(image, options.run, console);
 }
 
@@ -256,10 +251,7 @@ void add_run_command(CLI::App& app, Action& action) {
                   "On the emulator: the memory map `rvformer cc --target` linked the program for "
                   "(e.g. emulator-1m), instead of the machine's")
       ->check(CLI::IsMember(memory_map_names()));
-  run->add_option("--weight-memory", options->weight_memory,
-                  "On the rvformer-vector machine: FILE's bytes as the vector unit's weight memory from byte 0, "
-                  "as the image loader places them (e.g. a blob from `rvformer story --write-blob`)")
-      ->option_text("FILE");
+  add_weight_memory_option(*run, options->weight_memory);
   run->callback([options, run, &action] {
     options->machine_given = run->get_option("--machine")->count() > 0;
     action = [options] { return run_command(*options); };

@@ -177,7 +177,8 @@ TEST_F(ProgramCommands, WeightMemoryFillsTheVectorUnitsWeightMemory) {
 }
 
 // Inside the weights of the rvformer-vector machine the loader fills the weight memory and vu.wget
-// reads it; the unit's instructions the weights lack yet stop the run with a line that says so.
+// reads it, in `run` and in `verify`; the unit's instructions the weights lack yet stop the run with
+// a line that says so.
 TEST_F(ProgramCommands, WeightMemoryRunsInsideTheVectorMachinesWeights) {
   std::string source = write_source("wm.c",
                                     "#include <stdio.h>\n#include <rvformer_vector.h>\n"
@@ -187,6 +188,10 @@ TEST_F(ProgramCommands, WeightMemoryRunsInsideTheVectorMachinesWeights) {
   ProcessResult result = rvformer({"run", "--machine", "rvformer-vector", "--weight-memory", image, source});
   EXPECT_EQ(result.exit_status, 0) << result.standard_error;
   EXPECT_EQ(result.standard_output, "12345678 00000000\n");
+  ProcessResult verified = rvformer({"verify", "--machine", "rvformer-vector", "--weight-memory", image, source});
+  EXPECT_EQ(verified.exit_status, 0) << verified.standard_error;
+  EXPECT_THAT(verified.standard_error, HasSubstr("lockstep clean"));
+  EXPECT_EQ(verified.standard_output, "12345678 00000000\n");
   write_file_atomic(image, std::vector<std::uint8_t>(384 * 1024 + 4, 1));
   ProcessResult too_big = rvformer({"run", "--machine", "rvformer-vector", "--weight-memory", image, source});
   EXPECT_EQ(too_big.exit_status, 2);

@@ -32,6 +32,7 @@ struct VerifyOptions {
   std::uint64_t checkpoint_every = 1'000'000;
   WeightsOptions weights;
   std::optional<std::string> input;
+  std::optional<std::string> weight_memory;
 };
 
 // With --checkpoint FILE: an existing FILE is where the run goes on from (it must belong to this
@@ -74,6 +75,7 @@ int verify_command(const VerifyOptions& options) {
       options.program.empty() ? toolchain::default_program() : std::filesystem::path(options.program);
   const program::MachineSpec spec = machine_spec(options.weights.machine);
   program::ProgramImage image = toolchain::load_program(program, spec.memory_map());
+  add_weight_memory(image, options.weight_memory);
   driver::program_load_tokens(image, driver::Protocol(spec));  // a bad image fails before the long model work
   ConsoleInput input(options.input);
   LoadedMachine loaded = load_machine(options.weights);
@@ -127,6 +129,7 @@ void add_verify_command(CLI::App& app, Action& action) {
                           "Instructions between checkpoints (default 1000000)", 1);
   add_weights_options(*verify, options->weights);
   add_input_option(*verify, options->input);
+  add_weight_memory_option(*verify, options->weight_memory);
   verify->callback([options, &action] { action = [options] { return verify_command(*options); }; });
 }
 

@@ -44,6 +44,22 @@ void add_input_option(CLI::App& command, std::optional<std::string>& path) {
   command.add_option("--input", path, "Console input (getchar, read(0)) from FILE instead of standard input");
 }
 
+void add_weight_memory_option(CLI::App& command, std::optional<std::string>& path) {
+  command
+      .add_option("--weight-memory", path,
+                  "On the rvformer-vector machine: FILE's bytes as the vector unit's weight memory from byte 0, "
+                  "as the image loader places them (e.g. a blob from `rvformer story --write-blob`)")
+      ->option_text("FILE");
+}
+
+void add_weight_memory(program::ProgramImage& image, const std::optional<std::string>& path) {
+  if (!path) return;
+  if (!image.map.vector_unit)
+    fail("--weight-memory fills the vector unit's weight memory, which only the rvformer-vector machine has "
+         "(--machine rvformer-vector)");
+  image.weights = read_file_bytes(*path);
+}
+
 void add_weights_options(CLI::App& command, WeightsOptions& options) {
   add_machine_option(command, options.machine);
   command.add_option("--model", options.model,

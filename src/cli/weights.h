@@ -1,5 +1,6 @@
 // cli/weights.h — what `run` and `verify` share: the machine description, its compiled checkpoint
-// (given or cached), the model loaded on the chosen execution path, and the program's console input.
+// (given or cached), the model loaded on the chosen execution path, the program's console input and
+// the vector unit's weight memory.
 #pragma once
 
 #include <chrono>
@@ -17,6 +18,7 @@
 #include "driver/compiled_machine.h"
 #include "driver/model_machine.h"
 #include "program/machine_spec.h"
+#include "program/program_image.h"
 
 namespace rvformer::cli {
 
@@ -46,6 +48,12 @@ class ConsoleInput {
 
 // Adds --input FILE: console input from FILE instead of standard input.
 void add_input_option(CLI::App& command, std::optional<std::string>& path);
+
+// Adds --weight-memory FILE: the image's vector unit weight memory from FILE.
+void add_weight_memory_option(CLI::App& command, std::optional<std::string>& path);
+// Puts FILE's bytes into `image` as its weight memory; fails with one line when the image's map has
+// no vector unit.
+void add_weight_memory(program::ProgramImage& image, const std::optional<std::string>& path);
 
 // Adds --machine, --model, --engine and --progress to a subcommand.
 void add_weights_options(CLI::App& command, WeightsOptions& options);
