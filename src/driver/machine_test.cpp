@@ -117,6 +117,25 @@ TEST(Machine, TheVectorUnitsWeightMemoryLoadsAndVuWgetReadsItLikeTheEmulator) {
   expect_runs_like_the_emulator(circuit, image, program::kVectorMachine);
 }
 
+// A vu.wget that traps (here misaligned, inside WM) leaves the payload to the trap report: the
+// evaluator's range checks see every signal of the trapping pass and the report's.
+TEST(Machine, AVuWgetThatTrapsIsReportedLikeOnTheEmulator) {
+  auto machine = cpu::build_machine(program::kVectorMachine);
+  program::ProgramImage image = vector_weight_memory_program(R"(
+  hex(vu_wget(64 * 6143 + 60));
+  hex(vu_wget(64 * 6143 + 58));
+  return 0;
+)");
+  emulator::Emulator golden(image);
+  const emulator::RunResult expected = golden.run(100'000, [](std::uint8_t) {});
+  ASSERT_EQ(expected.reason, emulator::StopReason::kTrapped);
+  EvaluatorMachine circuit(*machine);
+  const RunResult got = run_program(circuit, image, Protocol(program::kVectorMachine), {});
+  ASSERT_EQ(got.end, RunEnd::kTrapped);
+  EXPECT_EQ(isa::describe_trap(got.trap, image.map), isa::describe_trap(expected.trap, image.map));
+  EXPECT_EQ(got.instructions, golden.instructions_retired());
+}
+
 TEST(Machine, RunsAProgramWithStdioLikeTheEmulator) {
   auto machine = cpu::build_machine();
   auto image = toolchain::compile_test_program("stdio", R"(
