@@ -238,7 +238,8 @@ class MachineBuilder {
   void add_bigint_unit();
   // vector_unit.cpp
   void add_vector_unit();
-  void add_vector_registers();
+  void add_vector_weight_memory();  // WM and vu.wget
+  void add_vector_registers();      // the configuration written by vu.set*
   // execute.cpp, after the units that add rows to it
   void add_multiplier();
   // next_token.cpp

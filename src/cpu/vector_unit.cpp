@@ -23,6 +23,11 @@ int bits_for(int count) {
 
 void MachineBuilder::add_vector_unit() {
   if (!spec_.vector_weight_bytes) return;
+  add_vector_weight_memory();
+  add_vector_registers();
+}
+
+void MachineBuilder::add_vector_weight_memory() {
   const int banks = static_cast<int>(spec_.vector_weight_bytes / kVectorWeightBankBytes);
   const int bank_bits = bits_for(banks);
   const int half_row_bits = 8 + bank_bits;
@@ -68,7 +73,6 @@ void MachineBuilder::add_vector_unit() {
     add_levels_as_bits(w, read[slot], join(match_bits(address, 2, 4, static_cast<std::uint32_t>(slot)), {lit(wget)}),
                        word, kVectorWeightLaneBits);
   write_result(forms_of(word), "vector.wget", {nlit(illegal)});
-  add_vector_registers();
 }
 
 // The configuration registers, two to a single-row bank (a write replaces its half only): each
