@@ -6,7 +6,9 @@
  *        requantisation pairs, and int16 tables: the program image's weight memory (placed by the
  *        image loader, as its code and read-only data are), which programs only read;
  *   AM   the activation memory, VU_ACTIVATION_ELEMENTS int16 elements: the vectors the operations
- *        read and write, and the KV cache;
+ *        read and write;
+ *   KV   the KV cache, VU_KV_SLOTS slots, each a key vector and a value vector of VU_KV_ELEMENTS
+ *        int16 elements: written from AM by vu_kput and vu_vput, read by vu_attend;
  *   five configuration registers VL, COLS, SRC, AUX, HS (32 bits each) that give the operations
  *        the operands two source registers cannot carry.
  *
@@ -15,7 +17,7 @@
  * is x0). funct3 3: operations with a result in rd. Each operation computes exactly the function of
  * firmware/story/story_ops.h named beside it, reading all of its inputs before writing any output (so
  * an output may overlap an input). An instruction whose operands are out of range (see each one:
- * counts, and every AM element or WM byte it touches inside its memory) is an illegal instruction,
+ * counts, and every AM element, KV slot or WM byte it touches inside its memory) is an illegal instruction,
  * and so is every instruction on a machine without the unit, or with a field not listed here
  * non-zero.
  *
@@ -36,13 +38,15 @@
 #include <stdint.h>
 
 #define VU_WEIGHT_BYTES (384u * 1024u)
-#define VU_ACTIVATION_ELEMENTS (192u * 1024u)
+#define VU_ACTIVATION_ELEMENTS (32u * 1024u)
+#define VU_KV_SLOTS 4096u
+#define VU_KV_ELEMENTS 32u
 
 /* Configuration registers (funct7 of funct3 0). */
 #define VU_VL 0   /* a count: rows, elements, positions (1..4096; 1..512 where noted) */
-#define VU_COLS 1 /* columns of a matrix (1..512), or the positions' stride in AM */
-#define VU_SRC 2  /* an AM address: a third operand */
-#define VU_AUX 3  /* a shift, epsilon term, AM or WM address: a fourth operand */
+#define VU_COLS 1 /* columns of a matrix (1..512), or the elements vu_kput and vu_vput copy (1..32) */
+#define VU_SRC 2  /* an AM address or a KV slot: a third operand */
+#define VU_AUX 3  /* a shift, epsilon term, AM or WM address, or an element of a KV vector: a fourth operand */
 #define VU_HS 4   /* the head size (1..512; even for vu.rope) */
 
 #define VU_INSN_SET(k, a) __asm__ volatile(".insn r 0x2B, 0, %1, zero, %0, zero" : : "r"(a), "i"(k) : "memory")
@@ -71,6 +75,17 @@ static inline uint32_t vu_wget(uint32_t address) {
     uint32_t word;
     __asm__ volatile(".insn r 0x2B, 1, 3, %0, %1, zero" : "=r"(word) : "r"(address) : "memory");
     return word;
+}
+
+/* funct3 1, funct7 4 — vu.kput rs1, rs2: KV slot rs2's key vector = the COLS (1..32) elements at
+ * AM[rs1], the rest of it zeroed. */
+static inline void vu_kput(uint32_t x, uint32_t slot) {
+    __asm__ volatile(".insn r 0x2B, 1, 4, zero, %0, %1" : : "r"(x), "r"(slot) : "memory");
+}
+
+/* funct3 1, funct7 5 — vu.vput rs1, rs2: KV slot rs2's value vector, likewise. */
+static inline void vu_vput(uint32_t x, uint32_t slot) {
+    __asm__ volatile(".insn r 0x2B, 1, 5, zero, %0, %1" : : "r"(x), "r"(slot) : "memory");
 }
 
 #define VU_INSN_OP(f, a, b) __asm__ volatile(".insn r 0x2B, 2, %2, zero, %0, %1" : : "r"(a), "r"(b), "i"(f) : "memory")
@@ -102,8 +117,9 @@ static inline void vu_silu(uint32_t x) {
  * tables cos at WM byte address rs2 and sin at WM byte address AUX (both even); VL even. */
 static inline void vu_rope(uint32_t x, uint32_t cos_address) { VU_INSN_OP(7, x, cos_address); }
 
-/* funct3 2, funct7 8 — vu.attend rs1 = out, rs2 = q: story_attention_head(out, q, keys, values, VL,
- * COLS, HS) with keys at AM[SRC] and values at AM[AUX]; VL (positions) 1..512, HS 1..8. */
+/* funct3 2, funct7 8 — vu.attend rs1 = out, rs2 = q: story_attention_head over VL positions (1..512)
+ * and HS elements (1..8): position t's key the elements AUX.. of KV slot SRC + t's key vector, its
+ * value the same of that slot's value vector (AUX + HS <= VU_KV_ELEMENTS, SRC + VL <= VU_KV_SLOTS). */
 static inline void vu_attend(uint32_t out, uint32_t q) { VU_INSN_OP(8, out, q); }
 
 /* funct3 3, funct7 0 — vu.argmax rd, rs1 = x: story_argmax16 over the vector at AM[rs1], VL

@@ -12,10 +12,11 @@
 #include "story_model.h"
 
 #ifdef RVFORMER_VECTOR_UNIT
-/* The vectors' element addresses in the activation memory. */
+/* The vectors' element addresses in the activation memory; the KV cache is the unit's own, slot
+ * layer * seq_len + position. */
 struct StoryState {
   uint32_t x, xb, xb2, q, hb, hb2, logits;
-  uint32_t key_cache, value_cache; /* [n_layers][seq_len][kv_dim] */
+  uint32_t k, v; /* this position's key and value, before they go into the KV cache */
 };
 #else
 struct StoryState {

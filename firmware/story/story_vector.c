@@ -2,13 +2,12 @@
  * the rvformer-vector map): the blob is the program image's weight memory (WM), placed there by the
  * image loader, so that each matrix is at its blob offset in the unit's matrix layout; the firmware
  * reads the header, the requantisation pairs and the vocabulary from WM (vu.wget) to check them,
- * and keeps a copy of the vocabulary in RAM. The activations and the KV cache live in the activation
- * memory (AM), and every operation of the forward pass is one vu.* instruction
- * (runtime/rvformer_vector.h).
+ * and keeps a copy of the vocabulary in RAM. The activations live in the activation memory (AM), the
+ * keys and values in the unit's KV cache (slot layer * seq_len + position), and every operation of
+ * the forward pass is one vu.* instruction (runtime/rvformer_vector.h).
  *
  * AM layout (element addresses, from 0): x, xb, xb2, q [dim each], hb, hb2 [hidden_dim each],
- * logits [vocab_size], then the key cache and the value cache, each
- * [n_layers][seq_len][kv_dim]. */
+ * logits [vocab_size], then k and v [kv_dim each]. */
 #ifdef RVFORMER_VECTOR_UNIT
 
 #include <rvformer_vector.h>
@@ -27,7 +26,6 @@ static uint32_t allocate(uint32_t* next, uint32_t elements) {
 static uint32_t place_state(StoryState* s, const StoryModel* model) {
   const uint32_t dim = (uint32_t)model->dim, hidden = (uint32_t)model->hidden_dim;
   const uint32_t kv_dim = dim / (uint32_t)model->n_heads * (uint32_t)model->n_kv_heads;
-  const uint32_t cache = (uint32_t)model->n_layers * (uint32_t)model->seq_len * kv_dim;
   uint32_t next = 0;
   s->x = allocate(&next, dim);
   s->xb = allocate(&next, dim);
@@ -36,8 +34,8 @@ static uint32_t place_state(StoryState* s, const StoryModel* model) {
   s->hb = allocate(&next, hidden);
   s->hb2 = allocate(&next, hidden);
   s->logits = allocate(&next, (uint32_t)model->vocab_size);
-  s->key_cache = allocate(&next, cache);
-  s->value_cache = allocate(&next, cache);
+  s->k = allocate(&next, kv_dim);
+  s->v = allocate(&next, kv_dim);
   return next;
 }
 
@@ -45,8 +43,11 @@ static uint32_t place_state(StoryState* s, const StoryModel* model) {
 static const char* check_fits_the_unit(const StoryModel* model) {
   if (model->blob_size > VU_WEIGHT_BYTES) return STORY_BLOB_TOO_BIG_FOR_WM;
   StoryState state;
-  if (place_state(&state, model) > VU_ACTIVATION_ELEMENTS)
-    return "the story model's state does not fit in the vector unit's activation memory (196,608 elements)";
+  const uint32_t kv_dim = (uint32_t)(model->dim / model->n_heads * model->n_kv_heads);
+  if (place_state(&state, model) > VU_ACTIVATION_ELEMENTS || kv_dim > VU_KV_ELEMENTS ||
+      (uint32_t)model->n_layers * (uint32_t)model->seq_len > VU_KV_SLOTS)
+    return "the story model's state does not fit in the vector unit's memories (32,768 activations, "
+           "4,096 KV slots of 32 elements)";
   return 0;
 }
 
@@ -148,22 +149,21 @@ static void attention_block(const StoryModel* model, const StoryState* s, int l,
   const uint32_t dim = (uint32_t)model->dim, head_size = dim / (uint32_t)model->n_heads;
   const uint32_t kv_dim = head_size * (uint32_t)model->n_kv_heads;
   const int group = model->n_heads / model->n_kv_heads;
-  const uint32_t layer_offset = (uint32_t)l * (uint32_t)model->seq_len * kv_dim;
-  const uint32_t key = s->key_cache + layer_offset + (uint32_t)pos * kv_dim;
-  const uint32_t value = s->value_cache + layer_offset + (uint32_t)pos * kv_dim;
+  const uint32_t first_slot = (uint32_t)l * (uint32_t)model->seq_len;
 
   rmsnorm(model, s->xb, s->x);
   matvec16(s->q, &layer->wq, s->xb);
-  matvec16(key, &layer->wk, s->xb);
-  matvec16(value, &layer->wv, s->xb);
+  matvec16(s->k, &layer->wk, s->xb);
+  matvec16(s->v, &layer->wv, s->xb);
   rope(model, s->q, dim, pos);
-  rope(model, key, kv_dim, pos);
-  configure(VU_VL, (uint32_t)pos + 1);
+  rope(model, s->k, kv_dim, pos);
   configure(VU_COLS, kv_dim);
+  vu_kput(s->k, first_slot + (uint32_t)pos);
+  vu_vput(s->v, first_slot + (uint32_t)pos);
+  configure(VU_VL, (uint32_t)pos + 1);
+  configure(VU_SRC, first_slot);
   for (int h = 0; h < model->n_heads; ++h) {
-    const uint32_t kv_head = (uint32_t)(h / group) * head_size;
-    configure(VU_SRC, s->key_cache + layer_offset + kv_head);
-    configure(VU_AUX, s->value_cache + layer_offset + kv_head);
+    configure(VU_AUX, (uint32_t)(h / group) * head_size);
     vu_attend(s->xb2 + (uint32_t)h * head_size, s->q + (uint32_t)h * head_size);
   }
   matvec16(s->xb, &layer->wo, s->xb2);

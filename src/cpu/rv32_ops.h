@@ -25,7 +25,7 @@ enum Rv32Op : int {
   kFence,
   kBzPuta, kBzPutb, kBzDotlo, kBzDothi,
   kVuSetvl, kVuSetcols, kVuSetsrc, kVuSetaux, kVuSeths,
-  kVuPut, kVuGet, kVuWget,
+  kVuPut, kVuGet, kVuWget, kVuKput, kVuVput,
   kVuMatvec16, kVuRow16, kVuAdd16, kVuMul16, kVuRmsnorm, kVuSilu, kVuRope, kVuAttend,
   kVuArgmax,
   kOpCount
@@ -63,7 +63,7 @@ inline constexpr std::array<Rv32Encoding, kOpCount> kRv32Encodings = {{
     {"vu.setvl", 0x2B, 0, 0, true, true},  {"vu.setcols", 0x2B, 0, 1, true, true}, {"vu.setsrc", 0x2B, 0, 2, true, true},
     {"vu.setaux", 0x2B, 0, 3, true, true}, {"vu.seths", 0x2B, 0, 4, true, true},
     {"vu.put", 0x2B, 1, 1, true},          {"vu.get", 0x2B, 1, 2, false, true},
-    {"vu.wget", 0x2B, 1, 3, false, true},
+    {"vu.wget", 0x2B, 1, 3, false, true},  {"vu.kput", 0x2B, 1, 4, true},          {"vu.vput", 0x2B, 1, 5, true},
     {"vu.matvec16", 0x2B, 2, 0, true},     {"vu.row16", 0x2B, 2, 2, true},
     {"vu.add16", 0x2B, 2, 3, true},        {"vu.mul16", 0x2B, 2, 4, true},         {"vu.rmsnorm", 0x2B, 2, 5, true},
     {"vu.silu", 0x2B, 2, 6, true, true},   {"vu.rope", 0x2B, 2, 7, true},          {"vu.attend", 0x2B, 2, 8, true},

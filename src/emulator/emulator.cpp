@@ -318,7 +318,7 @@ StepResult Emulator::execute(std::uint64_t budget) {
       // The vector unit's instructions run out of line; only vu.get, vu.wget and vu.argmax write rd (x0 for
       // the rest, which decoding turned into the discarded register).
       case Op::kVuSetvl: case Op::kVuSetcols: case Op::kVuSetsrc: case Op::kVuSetaux: case Op::kVuSeths:
-      case Op::kVuPut: case Op::kVuGet: case Op::kVuWget:
+      case Op::kVuPut: case Op::kVuGet: case Op::kVuWget: case Op::kVuKput: case Op::kVuVput:
       case Op::kVuMatvec16: case Op::kVuRow16: case Op::kVuAdd16: case Op::kVuMul16:
       case Op::kVuRmsnorm: case Op::kVuSilu: case Op::kVuRope: case Op::kVuAttend: case Op::kVuArgmax:
         if (!vector_unit_.execute(in.op, a, b, x[in.rd])) goto illegal;

@@ -178,7 +178,10 @@ std::span<const std::uint16_t, VectorUnit::kExp2Entries> VectorUnit::exp2_table(
 std::span<const std::uint16_t, VectorUnit::kReciprocalEntries> VectorUnit::reciprocal_table() { return kReciprocal; }
 
 VectorUnit::VectorUnit(bool present, std::span<const std::uint8_t> weights)
-    : weights_(present ? kWeightBytes : 0), activations_(present ? kActivationElements : 0) {
+    : weights_(present ? kWeightBytes : 0),
+      activations_(present ? kActivationElements : 0),
+      keys_(present ? kKvSlots * kKvElements : 0),
+      values_(present ? kKvSlots * kKvElements : 0) {
   if (!present && !weights.empty()) fail("the program's vector weight memory needs a map with the vector unit");
   if (weights.size() > weights_.size())
     fail("the program's vector weight memory ({} bytes) does not fit its {}-byte memory", weights.size(), kWeightBytes);
@@ -221,6 +224,8 @@ bool VectorUnit::execute(Op op, std::uint32_t rs1, std::uint32_t rs2, std::uint3
     case Op::kVuSilu: return silu(rs1);
     case Op::kVuRope: return rope(rs1, rs2);
     case Op::kVuAttend: return attend(rs1, rs2);
+    case Op::kVuKput: return put_kv(keys_, rs1, rs2);
+    case Op::kVuVput: return put_kv(values_, rs1, rs2);
     case Op::kVuArgmax: return argmax(rs1, rd);
     default: return false;
   }
@@ -374,28 +379,40 @@ bool VectorUnit::rope(std::uint32_t x, std::uint32_t cos_address) {
 
 // The running softmax of one attention head: the largest score so far, the sum of the powers and
 // the weighted values, each term scaled to 2^(score − largest) in Q15.
-// One attention head (story_attention_head): VL positions, position t's key at AM[SRC + t·COLS] and
-// value at AM[AUX + t·COLS], HS elements each; the query at AM[q] and the output at AM[out]. The
+// COLS elements of AM from `x` into KV slot `slot` of `cache` (its keys or its values), the rest of
+// the slot's vector zeroed.
+bool VectorUnit::put_kv(std::vector<std::int16_t>& cache, std::uint32_t x, std::uint32_t slot) {
+  const std::uint32_t n = registers_[kCols];
+  if (!in_range(n, 1, kKvElements) || slot >= kKvSlots || !in_activations(x, n)) return false;
+  std::int16_t* vector = cache.data() + std::size_t{slot} * kKvElements;
+  std::fill_n(vector, kKvElements, std::int16_t{0});
+  std::copy_n(activations_.data() + x, n, vector);
+  return true;
+}
+
+// One attention head (story_attention_head): VL positions, position t's key the HS elements of KV
+// slot SRC + t's key vector from element AUX, its value the same of the slot's value vector; the
+// query at AM[q] and the output at AM[out]. The
 // softmax is in base 2, computed as the unit in the weights takes it, a block of kAttentionBlock
 // positions a pass: the anchor (the largest score rounded up to an eighth of a log2 unit), the level
 // of the weights' sum, the weights' sum itself and each output's running sum, block after block, then
 // each output divided by the sum through the reciprocal table.
 bool VectorUnit::attend(std::uint32_t out, std::uint32_t q) {
-  const std::uint32_t positions = count(), stride = registers_[kCols], head_size = registers_[kHs];
-  const std::uint32_t keys = registers_[kSrc], values = registers_[kAux];
+  const std::uint32_t positions = count(), head_size = registers_[kHs];
+  const std::uint32_t first_slot = registers_[kSrc], offset = registers_[kAux];
   if (!in_range(positions, 1, kMaxPositions) || !in_range(head_size, 1, kMaxAttentionHeadSize)) return false;
-  const std::uint64_t span = std::uint64_t{positions - 1} * stride + head_size;  // elements from a cache's start
-  if (!in_activations(keys, span) || !in_activations(values, span) || !in_activations(q, head_size) ||
-      !in_activations(out, head_size))
+  if (std::uint64_t{first_slot} + positions > kKvSlots || std::uint64_t{offset} + head_size > kKvElements ||
+      !in_activations(q, head_size) || !in_activations(out, head_size))
     return false;
+  auto at = [&](std::uint32_t t) { return (std::size_t{first_slot} + t) * kKvElements + offset; };
   constexpr std::int64_t kEighth = std::int64_t{1} << (2 * kFracQ - 3);  // of a log2 unit, in Q14 scores
   constexpr std::int64_t kHighPartLimit = 1 << 14, kLowestAnchor = -1536;
   constexpr int kMassFrac = 7, kWeightFrac = 10, kRunningShift = 11;
-  auto value = [&](std::uint32_t t, std::uint32_t i) { return std::int64_t{activations_[values + std::uint64_t{t} * stride + i]}; };
+  auto value = [&](std::uint32_t t, std::uint32_t i) { return std::int64_t{values_[at(t) + i]}; };
   auto floor_div = [](std::int64_t a, std::int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
   std::vector<std::int64_t> scores(positions);
   for (std::uint32_t t = 0; t < positions; ++t) {
-    const std::int16_t* key = activations_.data() + keys + std::uint64_t{t} * stride;
+    const std::int16_t* key = keys_.data() + at(t);
     // The score as its keys' bits 6 and up and 0..5 give it, the first part clamped.
     std::int64_t high = 0, low = 0;
     for (std::uint32_t i = 0; i < head_size; ++i) {

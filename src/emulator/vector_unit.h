@@ -18,6 +18,8 @@ class VectorUnit {
  public:
   static constexpr std::uint32_t kWeightBytes = program::kVectorWeightBytes;                // WM
   static constexpr std::uint32_t kActivationElements = program::kVectorActivationElements;  // AM
+  static constexpr std::uint32_t kKvSlots = program::kVectorKvSlots;                        // KV
+  static constexpr std::uint32_t kKvElements = program::kVectorKvElements;
   // The configuration registers, numbered as the funct7 of the vu.set* that writes them.
   enum Register : int { kVl, kCols, kSrc, kAux, kHs };
   static constexpr int kRegisterCount = 5;
@@ -39,6 +41,9 @@ class VectorUnit {
 
   std::span<const std::uint8_t> weights() const { return weights_; }
   std::span<const std::int16_t> activations() const { return activations_; }
+  // The KV cache: slot s's key vector at [s · kKvElements, (s + 1) · kKvElements), and its value vector.
+  std::span<const std::int16_t> keys() const { return keys_; }
+  std::span<const std::int16_t> values() const { return values_; }
   const std::array<std::uint32_t, kRegisterCount>& registers() const { return registers_; }
 
  private:
@@ -52,6 +57,7 @@ class VectorUnit {
   bool silu(std::uint32_t x);
   bool rope(std::uint32_t x, std::uint32_t cos_address);
   bool attend(std::uint32_t out, std::uint32_t q);
+  bool put_kv(std::vector<std::int16_t>& cache, std::uint32_t x, std::uint32_t slot);
   bool argmax(std::uint32_t x, std::uint32_t& index) const;
 
   // Whether [first, first + count) lies inside the activation (weight) memory; 64-bit, no wrap.
@@ -70,6 +76,7 @@ class VectorUnit {
 
   std::vector<std::uint8_t> weights_;
   std::vector<std::int16_t> activations_;
+  std::vector<std::int16_t> keys_, values_;
   std::array<std::uint32_t, kRegisterCount> registers_{};
   std::vector<std::int16_t> result_;  // the current operation's outputs
 };

@@ -42,6 +42,7 @@ using program::kVectorMap;
 
 constexpr std::uint32_t kWeightBytes = VectorUnit::kWeightBytes;
 constexpr std::uint32_t kElements = VectorUnit::kActivationElements;
+constexpr std::uint32_t kKvSlots = VectorUnit::kKvSlots, kKvElements = VectorUnit::kKvElements;
 constexpr std::uint8_t kZero = 0, kT0 = 5, kT1 = 6, kS0 = 8, kS1 = 9, kA0 = 10, kA1 = 11, kA2 = 12, kS2 = 18;
 
 std::uint32_t word_of(Op op, std::uint8_t rd, std::uint8_t rs1, std::uint8_t rs2, std::int32_t imm = 0) {
@@ -67,7 +68,8 @@ void ignore_console(std::uint8_t) {}
 // A program for the unit under construction, and the model of the memories it writes.
 class VectorProgram {
  public:
-  VectorProgram() : weights_(kWeightBytes), activations_(kElements) {}
+  VectorProgram()
+      : weights_(kWeightBytes), activations_(kElements), keys_(kKvSlots * kKvElements), values_(kKvSlots * kKvElements) {}
 
   VectorProgram& add(std::uint32_t word) {
     code_.push_back(word);
@@ -76,6 +78,22 @@ class VectorProgram {
   VectorProgram& li(std::uint8_t rd, std::uint32_t value) {
     for (std::uint32_t word : isa::load_immediate(rd, value)) code_.push_back(word);
     return *this;
+  }
+
+  // KV slot `slot`'s key vector (`put` vu.kput) or value vector (vu.vput): `vector` (at most
+  // kKvElements; the rest zero) put into AM at `scratch` and copied from there.
+  VectorProgram& put_kv(Op put, std::uint32_t slot, std::uint32_t scratch, const std::vector<std::int16_t>& vector) {
+    put_activations(scratch, vector);
+    return copy_to_kv(put, slot, scratch, static_cast<std::uint32_t>(vector.size()));
+  }
+  // The same with a whole vector of random values made by the program (random_activations).
+  VectorProgram& random_kv(Op put, std::uint32_t slot, std::uint32_t scratch, std::uint32_t seed, int bits) {
+    random_activations(scratch, kKvElements, seed, bits);
+    return copy_to_kv(put, slot, scratch, kKvElements);
+  }
+  // KV slot `slot`'s key (or value) vector, as the model holds it.
+  const std::int16_t* kv_vector(Op put, std::uint32_t slot) const {
+    return (put == Op::kVuKput ? keys_ : values_).data() + std::size_t{slot} * kKvElements;
   }
 
   // WM's image: `bytes` from `address` when the program starts (zeros where nothing is put).
@@ -165,6 +183,8 @@ class VectorProgram {
   // The model: what the unit's memories must hold.
   const std::vector<std::uint8_t>& weights() const { return weights_; }
   std::vector<std::int16_t>& activations() { return activations_; }
+  const std::vector<std::int16_t>& keys() const { return keys_; }
+  const std::vector<std::int16_t>& values() const { return values_; }
   const std::int8_t* matrix_weights(std::uint32_t matrix, std::uint32_t rows) const {
     return reinterpret_cast<const std::int8_t*>(weights_.data() + matrix + 8 * rows);
   }
@@ -193,6 +213,14 @@ class VectorProgram {
     add(word_of(Op::kSlli, kT1, kT0, 0, 5)).add(word_of(Op::kXor, kT0, kT0, kT1));
   }
 
+  VectorProgram& copy_to_kv(Op put, std::uint32_t slot, std::uint32_t scratch, std::uint32_t count) {
+    set(Op::kVuSetcols, count).op(put, scratch, slot);
+    std::int16_t* vector = (put == Op::kVuKput ? keys_ : values_).data() + std::size_t{slot} * kKvElements;
+    std::fill_n(vector, kKvElements, std::int16_t{0});
+    std::copy_n(activations_.data() + scratch, count, vector);
+    return *this;
+  }
+
   std::uint32_t place_in_rodata(const std::vector<std::uint8_t>& bytes) {
     const auto address = kVectorMap.rodata.base + static_cast<std::uint32_t>(rodata_.size());
     rodata_.insert(rodata_.end(), bytes.begin(), bytes.end());
@@ -205,6 +233,7 @@ class VectorProgram {
   std::size_t image_bytes_ = 0;  // WM bytes the image brings
   std::vector<std::uint8_t> weights_;
   std::vector<std::int16_t> activations_;
+  std::vector<std::int16_t> keys_, values_;
   std::uint32_t last_op_pc_ = 0;
 };
 
@@ -225,6 +254,11 @@ class VectorProgram {
   for (std::uint32_t i = 0; i < kWeightBytes; ++i) {
     if (weights[i] == program.weights()[i]) continue;
     if (differences++ < 6) first += " WM[" + std::to_string(i) + "] differs";
+  }
+  for (std::uint32_t i = 0; i < kKvSlots * kKvElements; ++i) {
+    if (emulator.vector_keys()[i] != program.keys()[i] && differences++ < 6) first += " K[" + std::to_string(i) + "] differs";
+    if (emulator.vector_values()[i] != program.values()[i] && differences++ < 6)
+      first += " V[" + std::to_string(i) + "] differs";
   }
   if (differences == 0) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << differences << " differences:" << first;
@@ -360,7 +394,7 @@ TEST(VectorUnit, Row16MatchesTheReference) {
     program.set(Op::kVuSetvl, shape.rows).set(Op::kVuSetcols, shape.cols);
     const std::vector<StoryRequant> pairs = program.matrix_pairs(matrix, shape.rows);
     for (std::uint32_t row : {0u, shape.rows / 2, shape.rows - 1}) {
-      const std::uint32_t out = 1000 * (row % 97) + 7;
+      const std::uint32_t out = 100 * (row % 97) + 7;
       program.set(Op::kVuSetsrc, row).op(Op::kVuRow16, out, matrix);
       std::vector<std::int16_t> expected(shape.cols);
       const std::int8_t* w = program.matrix_weights(matrix, shape.rows) + row * shape.cols;
@@ -404,6 +438,10 @@ TEST(VectorUnit, Mul16MatchesTheReferenceAtEveryShift) {
   EXPECT_TRUE(same_memories(program.run(), program));
 }
 
+// Where the next norm of at most 512 elements goes after one of `n` at `at` (its input, then its
+// output): on through AM, and round to its start again.
+std::uint32_t next_place(std::uint32_t at, std::uint32_t n) { return (at + 2 * n) % (kElements - 1024); }
+
 TEST(VectorUnit, RmsnormMatchesTheReference) {
   std::mt19937 random(700);
   VectorProgram program;
@@ -417,7 +455,7 @@ TEST(VectorUnit, RmsnormMatchesTheReference) {
         std::vector<std::int16_t> expected(n);
         story_rmsnorm(expected.data(), x.data(), static_cast<int>(n), eps);
         program.write_activations(out, expected);
-        at += 2 * n;
+        at = next_place(at, n);
       }
     }
   }
@@ -447,7 +485,7 @@ TEST(VectorUnit, RmsnormReachesEveryBucketAndTheCeiling) {
     std::vector<std::int16_t> expected(n);
     story_rmsnorm(expected.data(), x.data(), static_cast<int>(n), eps);
     program.write_activations(at + n, expected);
-    at += 2 * n;
+    at = next_place(at, n);
   };
   for (std::uint32_t bucket = 64; bucket <= 255; ++bucket) {
     for (int e : {0, 2, 12, 22}) {
@@ -555,36 +593,38 @@ TEST(VectorUnit, RopeOfTheExtremesMatchesTheReference) {
     }
 }
 
-// One attention head over a KV cache of 512 positions; the query and output at other places.
+// One attention head over up to 512 KV slots from a random first one, the head at element `offset`
+// of each slot's vectors; the query and the outputs in AM.
 struct AttentionCase {
-  std::uint32_t head_size, stride;
+  std::uint32_t head_size, offset;
   int bits;  // queries and keys in [−2^bits, 2^bits]: small ones spread the weights, large ones saturate
   std::vector<std::uint32_t> lengths;
 };
 
-// The caches are made by the program (they outgrow read-only data); the query comes with its edges.
+// The slots' vectors are made by the program (random_kv); the query comes with its edges.
 void check_attention(const AttentionCase& c, std::uint32_t seed) {
-  SCOPED_TRACE("head size " + std::to_string(c.head_size) + ", stride " + std::to_string(c.stride) + ", bits " +
+  SCOPED_TRACE("head size " + std::to_string(c.head_size) + ", offset " + std::to_string(c.offset) + ", bits " +
                std::to_string(c.bits));
   std::mt19937 random(seed);
   VectorProgram program;
   const std::uint32_t positions = std::ranges::max(c.lengths);
-  const std::uint32_t cache_elements = (positions - 1) * c.stride + c.head_size;
-  const std::uint32_t keys = 0, values = cache_elements, q = 2 * cache_elements, first_out = q + c.head_size;
-  program.random_activations(keys, cache_elements, static_cast<std::uint32_t>(random()) | 1, c.bits);
-  program.random_activations(values, cache_elements, static_cast<std::uint32_t>(random()) | 1, 12);
+  const std::uint32_t first_slot = static_cast<std::uint32_t>(random() % (kKvSlots - positions + 1));
+  const std::uint32_t scratch = 0, q = kKvElements, first_out = q + c.head_size;
+  for (std::uint32_t t = 0; t < positions; ++t) {
+    program.random_kv(Op::kVuKput, first_slot + t, scratch, static_cast<std::uint32_t>(random()) | 1, c.bits);
+    program.random_kv(Op::kVuVput, first_slot + t, scratch, static_cast<std::uint32_t>(random()) | 1, 12);
+  }
   program.put_activations(q, random_vector(c.head_size, random, std::int32_t{1} << c.bits));
-  program.set(Op::kVuSetcols, c.stride).set(Op::kVuSeths, c.head_size);
-  program.set(Op::kVuSetsrc, keys).set(Op::kVuSetaux, values);
-  const std::vector<std::int16_t> key_cache = program.activations_at(keys, cache_elements);
-  const std::vector<std::int16_t> value_cache = program.activations_at(values, cache_elements);
+  program.set(Op::kVuSeths, c.head_size).set(Op::kVuSetsrc, first_slot).set(Op::kVuSetaux, c.offset);
+  const std::int16_t* keys = program.kv_vector(Op::kVuKput, first_slot) + c.offset;
+  const std::int16_t* values = program.kv_vector(Op::kVuVput, first_slot) + c.offset;
   const std::vector<std::int16_t> query = program.activations_at(q, c.head_size);
   std::uint32_t out = first_out;
   for (std::uint32_t length : c.lengths) {
     program.set(Op::kVuSetvl, length).op(Op::kVuAttend, out, q);
     std::vector<std::int16_t> expected(c.head_size);
-    story_attention_head(expected.data(), query.data(), key_cache.data(), value_cache.data(), static_cast<int>(length),
-                         static_cast<int>(c.stride), static_cast<int>(c.head_size));
+    story_attention_head(expected.data(), query.data(), keys, values, static_cast<int>(length), kKvElements,
+                         static_cast<int>(c.head_size));
     program.write_activations(out, expected);
     out += c.head_size;
   }
@@ -594,8 +634,8 @@ void check_attention(const AttentionCase& c, std::uint32_t seed) {
 TEST(VectorUnit, AttendMatchesTheReferenceAtEveryLength) {
   std::vector<std::uint32_t> every(512);
   for (std::uint32_t length = 1; length <= 512; ++length) every[length - 1] = length;
-  check_attention({8, 32, 11, every}, 900);
-  check_attention({8, 8, 8, every}, 901);
+  check_attention({8, 24, 11, every}, 900);
+  check_attention({8, 0, 8, every}, 901);
 }
 
 TEST(VectorUnit, AttendMatchesTheReferenceForEveryHeadShape) {
@@ -603,8 +643,7 @@ TEST(VectorUnit, AttendMatchesTheReferenceForEveryHeadShape) {
   std::uint32_t seed = 910;
   for (std::uint32_t head_size : {1u, 2u, 3u, 5u, 8u})
     for (int bits : {4, 9, 11, 12}) check_attention({head_size, head_size + 3, bits, some}, seed++);
-  check_attention({8, 512, 6, {1, 2, 5, 64}}, seed++);
-  check_attention({8, 0, 10, {1, 2, 512}}, seed++);  // a stride of 0: every position the same
+  check_attention({8, 16, 6, {1, 2, 5, 64}}, seed++);
 }
 
 // Scores whose high part (from the keys' bits 6 and up) lies beyond ±2^14 take it at the bound: all
@@ -614,14 +653,19 @@ TEST(VectorUnit, AttendScoresBeyondTheAnchorsRange) {
   for (std::int16_t key : {std::int16_t{-4096}, std::int16_t{4095}}) {
     VectorProgram program;
     std::mt19937 random(1200 + static_cast<std::uint32_t>(key));
-    const std::uint32_t keys = 0, values = kHead * kLength, q = 2 * kHead * kLength, out = q + kHead;
-    const std::vector<std::int16_t> key_cache(kHead * kLength, key), query(kHead, 4095);
+    const std::uint32_t scratch = 0, q = kHead, out = 2 * kHead;
+    const std::vector<std::int16_t> key_vector(kHead, key), query(kHead, 4095);
     const std::vector<std::int16_t> value_cache = random_vector(kHead * kLength, random, 4096);
-    program.put_activations(keys, key_cache).put_activations(values, value_cache).put_activations(q, query);
-    program.set(Op::kVuSetvl, kLength).set(Op::kVuSetcols, kHead).set(Op::kVuSeths, kHead);
-    program.set(Op::kVuSetsrc, keys).set(Op::kVuSetaux, values).op(Op::kVuAttend, out, q);
+    for (std::uint32_t t = 0; t < kLength; ++t) {
+      program.put_kv(Op::kVuKput, t, scratch, key_vector);
+      program.put_kv(Op::kVuVput, t, scratch, {value_cache.begin() + t * kHead, value_cache.begin() + (t + 1) * kHead});
+    }
+    program.put_activations(q, query);
+    program.set(Op::kVuSetvl, kLength).set(Op::kVuSeths, kHead);
+    program.set(Op::kVuSetsrc, 0).set(Op::kVuSetaux, 0).op(Op::kVuAttend, out, q);
     std::vector<std::int16_t> expected(kHead);
-    story_attention_head(expected.data(), query.data(), key_cache.data(), value_cache.data(), kLength, kHead, kHead);
+    story_attention_head(expected.data(), query.data(), program.kv_vector(Op::kVuKput, 0),
+                         program.kv_vector(Op::kVuVput, 0), kLength, kKvElements, kHead);
     program.write_activations(out, expected);
     EXPECT_TRUE(same_memories(program.run(), program));
     for (std::uint32_t i = 0; i < kHead; ++i) {
@@ -695,11 +739,10 @@ TEST(VectorUnit, OutputsSaturateAtThirteenBits) {
   story_rope(rotated.data(), cos, sin, static_cast<int>(n), 4);
   expect(5000, rotated);
   // Attention over one position: the output is the value, saturated; heads of 8 from element 0 and 4.
-  program.put_activations(6000, a).put_activations(7000, b).put_activations(8000, a);
-  program.set(Op::kVuSetvl, 1).set(Op::kVuSetcols, n).set(Op::kVuSeths, 8);
+  program.put_activations(6000, a).put_kv(Op::kVuKput, 0, 7000, b).put_kv(Op::kVuVput, 0, 8000, a);
+  program.set(Op::kVuSetvl, 1).set(Op::kVuSeths, 8).set(Op::kVuSetsrc, 0);
   for (std::uint32_t first : {0u, 4u}) {
-    program.set(Op::kVuSetsrc, 7000 + first).set(Op::kVuSetaux, 8000 + first);
-    program.op(Op::kVuAttend, 9000 + 10 * first, 6000 + first);
+    program.set(Op::kVuSetaux, first).op(Op::kVuAttend, 9000 + 10 * first, 6000 + first);
     std::vector<std::int16_t> attended(8);
     story_attention_head(attended.data(), a.data() + first, b.data() + first, a.data() + first, 1, static_cast<int>(n), 8);
     expect(9000 + 10 * first, attended);
@@ -777,20 +820,20 @@ TEST(VectorUnit, OutputsMayOverlapTheirInputs) {
     program.write_activations(out, norm);
     at += 400;
   }
-  // Attention whose output lands on its query and on the first key.
-  constexpr std::uint32_t kHead = 8, kLength = 20;
-  const std::uint32_t keys = 20000, values = 21000, q = 22000;
-  program.put_activations(keys, random_vector(kHead * kLength, random, 512));
-  program.put_activations(values, random_vector(kHead * kLength, random));
-  program.set(Op::kVuSetvl, kLength).set(Op::kVuSetcols, kHead).set(Op::kVuSeths, kHead);
-  program.set(Op::kVuSetsrc, keys).set(Op::kVuSetaux, values);
-  for (std::uint32_t out : {q, keys + 3}) {
+  // Attention whose output lands on its query, and on it shifted by one.
+  constexpr std::uint32_t kHead = 8, kLength = 20, kSlot = 300;
+  const std::uint32_t q = 22000;
+  for (std::uint32_t t = 0; t < kLength; ++t) {
+    program.put_kv(Op::kVuKput, kSlot + t, 20000, random_vector(kHead, random, 512));
+    program.put_kv(Op::kVuVput, kSlot + t, 20000, random_vector(kHead, random));
+  }
+  program.set(Op::kVuSetvl, kLength).set(Op::kVuSeths, kHead).set(Op::kVuSetsrc, kSlot).set(Op::kVuSetaux, 0);
+  for (std::uint32_t out : {q, q + 1}) {
     program.put_activations(q, random_vector(kHead, random, 512)).op(Op::kVuAttend, out, q);
-    const std::vector<std::int16_t> k = program.activations_at(keys, kHead * kLength);
-    const std::vector<std::int16_t> v = program.activations_at(values, kHead * kLength);
     const std::vector<std::int16_t> query = program.activations_at(q, kHead);
     std::vector<std::int16_t> expected(kHead);
-    story_attention_head(expected.data(), query.data(), k.data(), v.data(), kLength, kHead, kHead);
+    story_attention_head(expected.data(), query.data(), program.kv_vector(Op::kVuKput, kSlot),
+                         program.kv_vector(Op::kVuVput, kSlot), kLength, kKvElements, kHead);
     program.write_activations(out, expected);
   }
   EXPECT_TRUE(same_memories(program.run(), program));
@@ -804,6 +847,10 @@ TEST(VectorUnit, StartsZeroAndTheRegistersHoldWhatIsSet) {
     EXPECT_EQ(fresh.vector_activations().size(), kElements);
     EXPECT_TRUE(std::ranges::all_of(fresh.vector_weights(), [](std::uint8_t b) { return b == 0; }));
     EXPECT_TRUE(std::ranges::all_of(fresh.vector_activations(), [](std::int16_t v) { return v == 0; }));
+    for (std::span<const std::int16_t> cache : {fresh.vector_keys(), fresh.vector_values()}) {
+      EXPECT_EQ(cache.size(), kKvSlots * kKvElements);
+      EXPECT_TRUE(std::ranges::all_of(cache, [](std::int16_t v) { return v == 0; }));
+    }
     EXPECT_EQ(fresh.vector_registers(), (std::array<std::uint32_t, 5>{}));
   }
   program.set(Op::kVuSetvl, 0xFFFFFFFF).set(Op::kVuSetcols, 0x80000000).set(Op::kVuSetsrc, 12345);
@@ -919,15 +966,19 @@ TEST(VectorUnit, OperandsReachingTheEndsOfTheMemoriesAreLegal) {
   const std::vector<std::int16_t> table = program.table_at(kWeightBytes - 512, 256);
   story_rope(rotated.data(), table.data(), table.data(), 512, 512);
   program.write_activations(kElements - 512, rotated);
-  // Attention with the largest head and stride, both caches ending with AM.
-  constexpr std::uint32_t kSpan = 2 * 512 + 8;  // 3 positions 512 elements apart, a head of 8
+  // Attention with the largest head at the end of the KV cache's last three slots, their vectors put
+  // from AM's end.
+  for (std::uint32_t slot = kKvSlots - 3; slot < kKvSlots; ++slot) {
+    program.put_kv(Op::kVuKput, slot, kElements - kKvElements, random_vector(kKvElements, random, 64));
+    program.put_kv(Op::kVuVput, slot, kElements - kKvElements, random_vector(kKvElements, random));
+  }
   program.put_activations(100, random_vector(8, random, 64));
-  program.set(Op::kVuSetvl, 3).set(Op::kVuSetcols, 512).set(Op::kVuSeths, 8);
-  program.set(Op::kVuSetsrc, kElements - kSpan).set(Op::kVuSetaux, kElements - kSpan).op(Op::kVuAttend, 100, 100);
-  const std::vector<std::int16_t> cache = program.activations_at(kElements - kSpan, kSpan);
+  program.set(Op::kVuSetvl, 3).set(Op::kVuSeths, 8).set(Op::kVuSetsrc, kKvSlots - 3).set(Op::kVuSetaux, kKvElements - 8);
+  program.op(Op::kVuAttend, 100, 100);
   const std::vector<std::int16_t> query = program.activations_at(100, 8);
   std::vector<std::int16_t> attended(8);
-  story_attention_head(attended.data(), query.data(), cache.data(), cache.data(), 3, 512, 8);
+  story_attention_head(attended.data(), query.data(), program.kv_vector(Op::kVuKput, kKvSlots - 3) + kKvElements - 8,
+                       program.kv_vector(Op::kVuVput, kKvSlots - 3) + kKvElements - 8, 3, kKvElements, 8);
   program.write_activations(100, attended);
   // The longest norm and every element of AM's end through silu.
   program.set(Op::kVuSetvl, 512).set(Op::kVuSetaux, 5).op(Op::kVuRmsnorm, kElements - 512, kElements - 512);
@@ -964,6 +1015,13 @@ const IllegalCase kIllegalCases[] = {
     {"vu.wget past WM", [](VectorProgram& p) { p.op(Op::kVuWget, kWeightBytes, 0, kT1); }},
     {"vu.wget at the last address", [](VectorProgram& p) { p.op(Op::kVuWget, 0xFFFFFFFC, 0, kT1); }},
     {"vu.get past AM", [](VectorProgram& p) { p.op(Op::kVuGet, kEnd, 0, kT1); }},
+    {"vu.kput with COLS 0", [](VectorProgram& p) { p.set(Op::kVuSetcols, 0).op(Op::kVuKput, 0, 0); }},
+    {"vu.kput with COLS 33", [](VectorProgram& p) { p.set(Op::kVuSetcols, kKvElements + 1).op(Op::kVuKput, 0, 0); }},
+    {"vu.kput past the KV cache", [](VectorProgram& p) { p.op(Op::kVuKput, 0, kKvSlots); }},
+    {"vu.kput from past AM", [](VectorProgram& p) { p.op(Op::kVuKput, kEnd - 3, 0); }},
+    {"vu.vput with COLS 33", [](VectorProgram& p) { p.set(Op::kVuSetcols, kKvElements + 1).op(Op::kVuVput, 0, 0); }},
+    {"vu.vput past the KV cache", [](VectorProgram& p) { p.op(Op::kVuVput, 0, 0xFFFFFFFF); }},
+    {"vu.vput from past AM", [](VectorProgram& p) { p.op(Op::kVuVput, kEnd - 3, 0); }},
     {"vu.matvec16 with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuMatvec16, 100, 0); }},
     {"vu.matvec16 with VL 4097", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4097).op(Op::kVuMatvec16, 100, 0); }},
     {"vu.matvec16 with COLS 0", [](VectorProgram& p) { p.set(Op::kVuSetcols, 0).op(Op::kVuMatvec16, 100, 0); }},
@@ -1031,11 +1089,12 @@ const IllegalCase kIllegalCases[] = {
     {"vu.attend with VL 513", [](VectorProgram& p) { p.set(Op::kVuSetvl, 513).op(Op::kVuAttend, 1000, 0); }},
     {"vu.attend with HS 0", [](VectorProgram& p) { p.set(Op::kVuSeths, 0).op(Op::kVuAttend, 1000, 0); }},
     {"vu.attend with HS 9", [](VectorProgram& p) { p.set(Op::kVuSeths, 9).op(Op::kVuAttend, 1000, 0); }},
-    {"vu.attend with the keys past AM",
-     [](VectorProgram& p) { p.set(Op::kVuSetsrc, kEnd - 3 * 4 - 1).op(Op::kVuAttend, 1000, 0); }},
-    {"vu.attend with the values past AM",
-     [](VectorProgram& p) { p.set(Op::kVuSetaux, kEnd - 3 * 4 - 1).op(Op::kVuAttend, 1000, 0); }},
-    {"vu.attend with a stride that leaves AM", [](VectorProgram& p) { p.set(Op::kVuSetcols, 0x80000000).op(Op::kVuAttend, 1000, 0); }},
+    {"vu.attend with positions past the KV cache",
+     [](VectorProgram& p) { p.set(Op::kVuSetsrc, kKvSlots - 3).op(Op::kVuAttend, 1000, 0); }},
+    {"vu.attend with a head past a KV vector's end",
+     [](VectorProgram& p) { p.set(Op::kVuSetaux, kKvElements - 1).op(Op::kVuAttend, 1000, 0); }},
+    {"vu.attend with a first slot whose sum with VL wraps",
+     [](VectorProgram& p) { p.set(Op::kVuSetsrc, 0xFFFFFFFE).op(Op::kVuAttend, 1000, 0); }},
     {"vu.attend with q past AM", [](VectorProgram& p) { p.op(Op::kVuAttend, 1000, kEnd - 1); }},
     {"vu.attend with out past AM", [](VectorProgram& p) { p.op(Op::kVuAttend, kEnd - 1, 0); }},
     {"vu.argmax with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuArgmax, 0, 0, kT1); }},
@@ -1087,6 +1146,7 @@ TEST(VectorUnitTraps, TheTrapCasesSetupIsLegal) {
   program.put_activations(0, random_vector(4096, random));
   program.set(Op::kVuSetvl, 4).set(Op::kVuSetcols, 4).set(Op::kVuSetsrc, 0).set(Op::kVuSetaux, 2).set(Op::kVuSeths, 2);
   program.op(Op::kVuPut, kEnd - 1, 7).op(Op::kVuGet, kEnd - 1, 0, kT1);
+  program.op(Op::kVuKput, kEnd - 4, kKvSlots - 1).op(Op::kVuVput, kEnd - 4, kKvSlots - 1);
   for (Op op : {Op::kVuMatvec16, Op::kVuRow16}) program.op(op, 100, 0);
   for (Op op : {Op::kVuAdd16, Op::kVuMul16, Op::kVuRmsnorm, Op::kVuAttend}) program.op(op, 1000, 0);
   program.op(Op::kVuSilu, 0).op(Op::kVuRope, 0, 1000).op(Op::kVuArgmax, 0, 0, kT1);

@@ -84,6 +84,8 @@ constexpr std::array<OpInfo, kInstructionCount> kTable = {{
     {kVuPut, "vu.put", kPut, kOpcodeCustom1, 1, 1},
     {kVuGet, "vu.get", kUnary, kOpcodeCustom1, 1, 2},
     {kVuWget, "vu.wget", kUnary, kOpcodeCustom1, 1, 3},
+    {kVuKput, "vu.kput", kPut, kOpcodeCustom1, 1, 4},
+    {kVuVput, "vu.vput", kPut, kOpcodeCustom1, 1, 5},
     {kVuMatvec16, "vu.matvec16", kPut, kOpcodeCustom1, 2, 0},
     {kVuRow16, "vu.row16", kPut, kOpcodeCustom1, 2, 2},
     {kVuAdd16, "vu.add16", kPut, kOpcodeCustom1, 2, 3},

@@ -26,7 +26,7 @@ enum class Op : std::uint8_t {
   kFence,
   kBzPuta, kBzPutb, kBzDotlo, kBzDothi,
   kVuSetvl, kVuSetcols, kVuSetsrc, kVuSetaux, kVuSeths,
-  kVuPut, kVuGet, kVuWget,
+  kVuPut, kVuGet, kVuWget, kVuKput, kVuVput,
   kVuMatvec16, kVuRow16, kVuAdd16, kVuMul16, kVuRmsnorm, kVuSilu, kVuRope, kVuAttend,
   kVuArgmax,
   kIllegal,

@@ -52,6 +52,8 @@ const KnownEncoding kVectorUnit[] = {
     {0x02d6102b, {Op::kVuPut, 0, 12, 13, 0}, "vu.put a2, a3"},
     {0x0405952b, {Op::kVuGet, 10, 11, 0, 0}, "vu.get a0, a1"},
     {0x0605952b, {Op::kVuWget, 10, 11, 0, 0}, "vu.wget a0, a1"},
+    {0x08b5102b, {Op::kVuKput, 0, 10, 11, 0}, "vu.kput a0, a1"},
+    {0x0ab5102b, {Op::kVuVput, 0, 10, 11, 0}, "vu.vput a0, a1"},
     {0x00b5202b, {Op::kVuMatvec16, 0, 10, 11, 0}, "vu.matvec16 a0, a1"},
     {0x0473202b, {Op::kVuRow16, 0, 6, 7, 0}, "vu.row16 t1, t2"},
     {0x06f7202b, {Op::kVuAdd16, 0, 14, 15, 0}, "vu.add16 a4, a5"},
@@ -105,9 +107,10 @@ TEST(InstructionSet, VectorUnitWordsWithAnUnusedFieldSetAreIllegal) {
     EXPECT_EQ(decode(known.word | kRd).op, uses_rd ? known.instruction.op : Op::kIllegal) << known.text << " + rd";
     EXPECT_EQ(decode(known.word | kRs2).op, uses_rs2 ? known.instruction.op : Op::kIllegal) << known.text << " + rs2";
   }
-  // funct7 values past the last register and operation, and funct3 values past 3; funct7 1 of the
-  // operations is unused.
-  for (std::uint32_t word : {0x0a05002bu, 0x0805102bu, 0x1205202bu, 0x0205b52bu, 0x0005402bu, 0x0005702bu, 0x0339202bu})
+  // funct7 values past the last register, data move and operation, and funct3 values past 3; funct7
+  // 0 of the data moves and 1 of the operations are unused.
+  for (std::uint32_t word :
+       {0x0a05002bu, 0x0c05102bu, 0x1205202bu, 0x0205b52bu, 0x0005402bu, 0x0005702bu, 0x00b5102bu, 0x0339202bu})
     EXPECT_EQ(decode(word).op, Op::kIllegal) << std::hex << word;
 }
 

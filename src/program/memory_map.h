@@ -45,9 +45,12 @@ struct MemoryMap {
 };
 
 // The vector unit's memories: WM in bytes (runtime/rvformer_vector.h's VU_WEIGHT_BYTES), which a
-// program image may fill, and AM in int16 elements (VU_ACTIVATION_ELEMENTS).
+// program image may fill, AM in int16 elements (VU_ACTIVATION_ELEMENTS), and the KV cache in slots
+// (VU_KV_SLOTS) of a key and a value vector of VU_KV_ELEMENTS elements each.
 inline constexpr std::uint32_t kVectorWeightBytes = 384 * 1024;
-inline constexpr std::uint32_t kVectorActivationElements = 192 * 1024;
+inline constexpr std::uint32_t kVectorActivationElements = 32 * 1024;
+inline constexpr std::uint32_t kVectorKvSlots = 4096;
+inline constexpr std::uint32_t kVectorKvElements = 32;
 
 // QEMU virt: RAM from 0x80000000, NS16550 UART transmit register at 0x10000000, sifive_test
 // finisher at 0x100000. The regions keep the sizes of the rvformer map.

@@ -97,18 +97,21 @@ FirmwareRun run_story(const program::ProgramImage& firmware, const std::vector<s
 // The blob's header words (story_model.h).
 enum HeaderWord { kDim = 1, kHiddenDim, kLayers, kHeads, kKvHeads, kVocabSize, kSeqLen, kEpsTerm, kPayloadBytes };
 
-// stories260K's header with another number of layers, the payload grown to hold them: the header
-// alone is all the vector build needs to see that the model does not fit.
-std::vector<std::uint8_t> header_with_layers(std::uint32_t layers) {
+// stories260K's header with another number of layers or of KV heads, the payload grown to hold
+// them: the header alone is all the vector build needs to see that the model does not fit.
+std::vector<std::uint8_t> header_with(std::uint32_t layers, std::uint32_t kv_heads) {
   const std::vector<std::uint8_t>& model = blob();
   const std::uint32_t dim = word_at(model, 4 * kDim), hidden = word_at(model, 4 * kHiddenDim);
-  const std::uint32_t kv_dim = dim / word_at(model, 4 * kHeads) * word_at(model, 4 * kKvHeads);
-  const std::uint32_t layer_bytes =
-      8 * (2 * dim + 2 * kv_dim + 2 * hidden + dim) + dim * (2 * dim + 2 * kv_dim + 3 * hidden);
+  auto layer_bytes = [&](std::uint32_t heads) {
+    const std::uint32_t kv_dim = dim / word_at(model, 4 * kHeads) * heads;
+    return 8 * (2 * dim + 2 * kv_dim + 2 * hidden + dim) + dim * (2 * dim + 2 * kv_dim + 3 * hidden);
+  };
+  const std::uint32_t stories_layers = word_at(model, 4 * kLayers);
   std::vector<std::uint8_t> header(model.begin(), model.begin() + 40);
-  const std::uint32_t extra = (layers - word_at(model, 4 * kLayers)) * layer_bytes;
+  const std::uint32_t payload = word_at(model, 4 * kPayloadBytes) - stories_layers * layer_bytes(word_at(model, 4 * kKvHeads));
   set_word(header, 4 * kLayers, layers);
-  set_word(header, 4 * kPayloadBytes, word_at(model, 4 * kPayloadBytes) + extra);
+  set_word(header, 4 * kKvHeads, kv_heads);
+  set_word(header, 4 * kPayloadBytes, payload + layers * layer_bytes(kv_heads));
   return header;
 }
 
@@ -209,12 +212,16 @@ TEST(StoryVectorFirmware, RejectsMalformedBlobsInItsWeightMemoryWithThePlainBuil
   expect_refused(run_story(vector_firmware(), {}), "the vector unit's weight memory holds no story model blob", "vector");
 }
 
-// stories260K's 5 layers fit; 6 fit the weight memory but not their KV cache in the activation
-// memory, 7 not even the weight memory, whose image then cannot hold the blob either.
+// stories260K with 8 KV heads (keys of 64 elements) fits the weight memory but not the KV cache's
+// vectors of 32; with 7 layers not even the weight memory, whose image then cannot hold the blob
+// either.
 TEST(StoryVectorFirmware, RefusesAModelTooBigForTheUnitsMemories) {
-  expect_refused(run_story(vector_firmware(), header_with_layers(6)),
-                 "the story model's state does not fit in the vector unit's activation memory (196,608 elements)", "vector");
-  expect_refused(run_story(vector_firmware(), header_with_layers(7)), STORY_BLOB_TOO_BIG_FOR_WM, "vector");
+  const std::uint32_t layers = word_at(blob(), 4 * kLayers), kv_heads = word_at(blob(), 4 * kKvHeads);
+  expect_refused(run_story(vector_firmware(), header_with(layers, 8)),
+                 "the story model's state does not fit in the vector unit's memories (32,768 activations, 4,096 KV "
+                 "slots of 32 elements)",
+                 "vector");
+  expect_refused(run_story(vector_firmware(), header_with(7, kv_heads)), STORY_BLOB_TOO_BIG_FOR_WM, "vector");
   std::vector<std::uint8_t> too_big(program::kVectorWeightBytes + 4, 0);
   EXPECT_THROW(firmware_launch(vector_firmware(), too_big, kSteps, StoryOutput::kStory, ""), Error);
 }
