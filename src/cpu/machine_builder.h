@@ -11,7 +11,8 @@
 //   memory     loads, stores and the memory-mapped registers;
 //   divide     division and remainder, and where a long division stands;
 //   bigint     the big-integer unit's operand memories (machines with the unit);
-//   vector     the vector unit (machines with the unit): its weight memory and vu.wget;
+//   vector     the vector unit (machines with the unit): its weight memory, vu.wget and the
+//              configuration registers;
 //   multiplier the multiply-accumulate that products, shifted sums, divisions and the big-integer
 //              unit's dot products share;
 //   next token the family gates the LM head weighs, and the trap report.

@@ -7,19 +7,12 @@
 // bits a lane would take 96. vu.wget's address is rs1 itself: bank rs1[18:13], row rs1[12:6], half
 // rs1[5], word rs1[4:2]; an address outside WM or not a multiple of 4 makes it an illegal
 // instruction, as on the golden emulator.
+#include <bit>
+
 #include "cpu/machine_builder.h"
 #include "support/error.h"
 
 namespace rvformer::cpu {
-namespace {
-
-int bits_for(int count) {
-  int bits = 0;
-  while ((1 << bits) < count) ++bits;
-  return bits;
-}
-
-}  // namespace
 
 void MachineBuilder::add_vector_unit() {
   if (!spec_.vector_weight_bytes) return;
@@ -29,7 +22,7 @@ void MachineBuilder::add_vector_unit() {
 
 void MachineBuilder::add_vector_weight_memory() {
   const int banks = static_cast<int>(spec_.vector_weight_bytes / kVectorWeightBankBytes);
-  const int bank_bits = bits_for(banks);
+  const int bank_bits = std::bit_width(static_cast<unsigned>(banks - 1));
   const int half_row_bits = 8 + bank_bits;
   if (spec_.vector_weight_bytes % kVectorWeightBankBytes != 0 || half_row_bits > word_bits_ - 1)
     fail("cpu: the {} machine's weight memory ({} bytes) is not whole banks the loader can address", spec_.name,

@@ -377,8 +377,6 @@ bool VectorUnit::rope(std::uint32_t x, std::uint32_t cos_address) {
   return true;
 }
 
-// The running softmax of one attention head: the largest score so far, the sum of the powers and
-// the weighted values, each term scaled to 2^(score − largest) in Q15.
 // COLS elements of AM from `x` into KV slot `slot` of `cache` (its keys or its values), the rest of
 // the slot's vector zeroed.
 bool VectorUnit::put_kv(std::vector<std::int16_t>& cache, std::uint32_t x, std::uint32_t slot) {
@@ -390,6 +388,8 @@ bool VectorUnit::put_kv(std::vector<std::int16_t>& cache, std::uint32_t x, std::
   return true;
 }
 
+// The running softmax of one attention head: the largest score so far, the sum of the powers and
+// the weighted values, each term scaled to 2^(score − largest) in Q15.
 // One attention head (story_attention_head): VL positions, position t's key the HS elements of KV
 // slot SRC + t's key vector from element AUX, its value the same of the slot's value vector; the
 // query at AM[q] and the output at AM[out]. The
