@@ -6,7 +6,7 @@
  *        requantisation pairs, and int16 tables: the program image's weight memory (placed by the
  *        image loader, as its code and read-only data are), which programs only read;
  *   AM   the activation memory, VU_ACTIVATION_ELEMENTS int16 elements: the vectors the operations
- *        read and write;
+ *        read and write, and vu_put's line buffer of VU_LINE_ELEMENTS elements;
  *   KV   the KV cache, VU_KV_SLOTS slots, each a key vector and a value vector of VU_KV_ELEMENTS
  *        int16 elements: written from AM by vu_kput and vu_vput, read by vu_attend;
  *   five configuration registers VL, COLS, SRC, AUX, HS (32 bits each) that give the operations
@@ -39,12 +39,13 @@
 
 #define VU_WEIGHT_BYTES (384u * 1024u)
 #define VU_ACTIVATION_ELEMENTS (32u * 1024u)
+#define VU_LINE_ELEMENTS 16u /* vu.put's line buffer: AM is written a line at a time */
 #define VU_KV_SLOTS 4096u
 #define VU_KV_ELEMENTS 32u
 
 /* Configuration registers (funct7 of funct3 0). */
 #define VU_VL 0   /* a count: rows, elements, positions (1..4096; 1..512 where noted) */
-#define VU_COLS 1 /* columns of a matrix (1..512), or the elements vu_kput and vu_vput copy (1..32) */
+#define VU_COLS 1 /* columns of a matrix (1..512) */
 #define VU_SRC 2  /* an AM address or a KV slot: a third operand */
 #define VU_AUX 3  /* a shift, epsilon term, AM or WM address, or an element of a KV vector: a fourth operand */
 #define VU_HS 4   /* the head size (1..512; even for vu.rope) */
@@ -57,7 +58,11 @@ static inline void vu_set_src(uint32_t value) { VU_INSN_SET(VU_SRC, value); }
 static inline void vu_set_aux(uint32_t value) { VU_INSN_SET(VU_AUX, value); }
 static inline void vu_set_hs(uint32_t value) { VU_INSN_SET(VU_HS, value); }
 
-/* funct3 1, funct7 1 — vu.put rs1, rs2: AM[rs1] = rs2, a 13-bit value (−4096..4095, else out of range). */
+/* funct3 1, funct7 1 — vu.put rs1, rs2: element rs1 % VU_LINE_ELEMENTS of the line buffer = rs2, a 13-bit
+ * value (−4096..4095, else out of range); at a line's last element (rs1 % VU_LINE_ELEMENTS ==
+ * VU_LINE_ELEMENTS − 1) the buffer is committed: AM[rs1 − VU_LINE_ELEMENTS + 1 .. rs1] = the buffer.
+ * The weights write AM a line at a time, so a program puts whole lines, in any order as long as the
+ * last element comes last; vu_get reads AM, never the buffer. */
 static inline void vu_put(uint32_t element, int32_t value) {
     __asm__ volatile(".insn r 0x2B, 1, 1, zero, %0, %1" : : "r"(element), "r"(value) : "memory");
 }
@@ -77,8 +82,8 @@ static inline uint32_t vu_wget(uint32_t address) {
     return word;
 }
 
-/* funct3 1, funct7 4 — vu.kput rs1, rs2: KV slot rs2's key vector = the COLS (1..32) elements at
- * AM[rs1], the rest of it zeroed. */
+/* funct3 1, funct7 4 — vu.kput rs1, rs2: KV slot rs2's key vector = the VU_KV_ELEMENTS elements at
+ * AM[rs1], rs1 a multiple of VU_KV_ELEMENTS. */
 static inline void vu_kput(uint32_t x, uint32_t slot) {
     __asm__ volatile(".insn r 0x2B, 1, 4, zero, %0, %1" : : "r"(x), "r"(slot) : "memory");
 }

@@ -6,8 +6,9 @@
  * keys and values in the unit's KV cache (slot layer * seq_len + position), and every operation of
  * the forward pass is one vu.* instruction (runtime/rvformer_vector.h).
  *
- * AM layout (element addresses, from 0): x, xb, xb2, q [dim each], hb, hb2 [hidden_dim each],
- * logits [vocab_size], then k and v [kv_dim each]. */
+ * AM layout (element addresses, from 0): k and v [VU_KV_ELEMENTS each: vu.kput and vu.vput copy
+ * that many, from a multiple of it], x, xb, xb2, q [dim each], hb, hb2 [hidden_dim each], logits
+ * [vocab_size]. */
 #ifdef RVFORMER_VECTOR_UNIT
 
 #include <rvformer_vector.h>
@@ -25,8 +26,9 @@ static uint32_t allocate(uint32_t* next, uint32_t elements) {
 /* Places the state in AM (the layout at the top of this file); returns the elements it takes. */
 static uint32_t place_state(StoryState* s, const StoryModel* model) {
   const uint32_t dim = (uint32_t)model->dim, hidden = (uint32_t)model->hidden_dim;
-  const uint32_t kv_dim = dim / (uint32_t)model->n_heads * (uint32_t)model->n_kv_heads;
   uint32_t next = 0;
+  s->k = allocate(&next, VU_KV_ELEMENTS);
+  s->v = allocate(&next, VU_KV_ELEMENTS);
   s->x = allocate(&next, dim);
   s->xb = allocate(&next, dim);
   s->xb2 = allocate(&next, dim);
@@ -34,8 +36,6 @@ static uint32_t place_state(StoryState* s, const StoryModel* model) {
   s->hb = allocate(&next, hidden);
   s->hb2 = allocate(&next, hidden);
   s->logits = allocate(&next, (uint32_t)model->vocab_size);
-  s->k = allocate(&next, kv_dim);
-  s->v = allocate(&next, kv_dim);
   return next;
 }
 
@@ -157,7 +157,6 @@ static void attention_block(const StoryModel* model, const StoryState* s, int l,
   matvec16(s->v, &layer->wv, s->xb);
   rope(model, s->q, dim, pos);
   rope(model, s->k, kv_dim, pos);
-  configure(VU_COLS, kv_dim);
   vu_kput(s->k, first_slot + (uint32_t)pos);
   vu_vput(s->v, first_slot + (uint32_t)pos);
   configure(VU_VL, (uint32_t)pos + 1);

@@ -17,8 +17,9 @@ void add_machine_option(CLI::App& command, std::string& name) {
   command
       .add_option("--machine", name,
                   "Which machine: rvformer (default; 256 KB code, 128 KB read-only data, 32 KB RAM), "
-                  "rvformer-large (512 KB code, 128 KB RAM) or rvformer-bigint (the default memories and the "
-                  "big-integer unit, docs/bigint-unit.md)")
+                  "rvformer-large (512 KB code, 128 KB RAM), rvformer-bigint (the default memories and the "
+                  "big-integer unit, docs/bigint-unit.md) or rvformer-vector (the default memories and the vector "
+                  "unit, docs/vector-unit.md)")
       ->check(CLI::IsMember(names));
 }
 

@@ -54,7 +54,8 @@ bool decodes_op(const program::MachineSpec& spec, int op) {
   if (op < kFirstBigintOp) return true;
   if (op < kFirstVectorOp) return spec.bigint_unit;
   const bool configures = op >= kVuSetvl && op <= kVuSeths;
-  return (op == kVuWget || configures) && spec.vector_weight_bytes != 0;
+  const bool moves = op == kVuPut || op == kVuGet || op == kVuWget || op == kVuKput || op == kVuVput;
+  return (moves || configures) && spec.vector_weight_bytes != 0;
 }
 
 std::unique_ptr<Machine> build_machine(const program::MachineSpec& spec) {

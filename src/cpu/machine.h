@@ -30,6 +30,18 @@ constexpr double stored_level(int n) { return n == 0 ? 0 : static_cast<double>(1
 inline constexpr int kVectorWeightLanes = 8;    // four bits each (levels 0 and 2^0..2^14): a weight memory word
 inline constexpr int kVectorWeightLaneBits = 4;
 inline constexpr int kVectorWeightBankBytes = kRowsPerBank * 2 * kVectorWeightWordsPerHalf * 4;  // 8 KiB
+// AM: a half-row holds a line of 16 elements of 13 bits, two bits a lane (the top lane one bit),
+// so a row of the 8 banks holds 256 elements.
+inline constexpr int kVectorElementBits = 13;
+inline constexpr int kVectorElementLanes = (kVectorElementBits + 1) / 2;
+inline constexpr int kVectorLineElements = static_cast<int>(program::kVectorLineElements);
+inline constexpr int kVectorActivationBanks =
+    static_cast<int>(program::kVectorActivationElements) / (kRowsPerBank * 2 * kVectorLineElements);
+// The KV cache: a slot a bank row, its key vector in half 0 and its value vector in half 1, each 32
+// elements of 13 bits packed four bits a lane.
+inline constexpr int kVectorKvBanks = static_cast<int>(program::kVectorKvSlots) / kRowsPerBank;
+inline constexpr int kVectorKvVectorBits = static_cast<int>(program::kVectorKvElements) * kVectorElementBits;
+inline constexpr int kVectorKvLanes = kVectorKvVectorBits / kVectorWeightLaneBits;
 
 // Where each part of the machine state is, as circuit bank indices.
 struct MachineLayout {
@@ -52,6 +64,15 @@ struct MachineLayout {
   // Its configuration registers, numbered as the funct7 of the vu.set* that writes them (VL, COLS,
   // SRC, AUX, HS): register r in bank vector_register_banks[r / 2], half r % 2, row 0, a bit a lane.
   std::vector<int> vector_register_banks;
+  // Its activation memory: element e in bank vector_activation_banks[e[7:5]], row e[14:8], half
+  // e[4], lanes 7·e[3:0] .. + 6 (bits 2m and 2m + 1 in lane m as the levels 0, 1, 2, 4; bit 12
+  // alone in the last); vu.put's line buffer: slot k in bank vector_line_banks[k / 2], half k % 2,
+  // row 0, lanes 0..6 as AM's.
+  std::vector<int> vector_activation_banks, vector_line_banks;
+  // Its KV cache: slot s in bank vector_kv_banks[s[4:0]], row s[11:5], the key vector in half 0 and
+  // the value vector in half 1, element i's bit b at bit 13i + b of lanes of four bits (0 or 2^(n − 1)
+  // for the nibble n).
+  std::vector<int> vector_kv_banks;
 };
 
 struct Machine {
@@ -63,9 +84,9 @@ struct Machine {
 };
 
 // Whether the machine `spec` describes decodes `op` (rv32_ops.h): RV32IM, Zba and FENCE always, the
-// big-integer unit's instructions with that unit, and vu.wget and the vu.set* configuration writes
-// with the vector unit, whose other instructions its circuit does not have yet. Every other word is
-// an illegal instruction there.
+// big-integer unit's instructions with that unit, and the vector unit's data moves (vu.put, vu.get,
+// vu.wget, vu.kput, vu.vput) and configuration writes (vu.set*) with that unit, whose operations its
+// circuit does not have yet. Every other word is an illegal instruction there.
 bool decodes_op(const program::MachineSpec& spec, int op);
 
 std::unique_ptr<Machine> build_machine(const program::MachineSpec& spec = program::kDefaultMachine);

@@ -11,8 +11,9 @@
 //   memory     loads, stores and the memory-mapped registers;
 //   divide     division and remainder, and where a long division stands;
 //   bigint     the big-integer unit's operand memories (machines with the unit);
-//   vector     the vector unit (machines with the unit): its weight memory, vu.wget and the
-//              configuration registers;
+//   vector     the vector unit (machines with the unit): its weight memory and vu.wget, its
+//              activation memory with vu.put and vu.get, its KV cache with vu.kput and vu.vput,
+//              and the configuration registers;
 //   multiplier the multiply-accumulate that products, shifted sums, divisions and the big-integer
 //              unit's dot products share;
 //   next token the family gates the LM head weighs, and the trap report.
@@ -239,7 +240,11 @@ class MachineBuilder {
   void add_bigint_unit();
   // vector_unit.cpp
   void add_vector_unit();
-  void add_vector_weight_memory();  // WM and vu.wget
+  void add_vector_weight_memory();      // WM and vu.wget
+  // AM, vu.put's line buffer and vu.get; returns the read-out of an AM row (32 elements of 7 lanes),
+  // which vu.kput and vu.vput read too.
+  std::vector<std::vector<SignalId>> add_vector_activation_memory();
+  void add_vector_kv_cache(const std::vector<std::vector<SignalId>>& am_row);  // KV, vu.kput, vu.vput
   void add_vector_registers();      // the configuration written by vu.set*
   // execute.cpp, after the units that add rows to it
   void add_multiplier();
@@ -272,6 +277,9 @@ class MachineBuilder {
   Bits data_address_;          // rs1 + imm of a load or store (32 bits, for fault reports)
   SignalId console_store_ = 0, exit_store_ = 0, input_load_ = 0;
   SignalId byte_store_first_ = 0, byte_store_second_ = 0;  // sb/sh: the passes that emit the kept bits
+  // Passes in which the instruction goes on with HI, r[23:12] holding what it sends (the bits some
+  // unit adds, or 0).
+  std::vector<SignalId> hi_passes_;
   std::vector<std::pair<FaultCause, SignalId>> faults_;
   std::vector<SignalId> illegal_operands_;  // a decoded instruction whose operands make it illegal
   Division division_;

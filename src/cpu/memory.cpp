@@ -151,6 +151,8 @@ void MachineBuilder::add_memory() {
   std::vector<Literal> in_ram{lit(store_in_ram), lit(executing)};
   byte_store_first_ = b.all("first", join(in_ram, {lit(control_.hi_position[0])}), sub_word);
   byte_store_second_ = b.all("second", join(in_ram, {lit(control_.hi_position[1])}), sub_word);
+  hi_passes_.push_back(byte_store_first_);
+  hi_passes_.push_back(byte_store_second_);
   std::vector<Literal> byte_store_last = join(in_ram, {lit(control_.hi_position[2])});
   std::vector<Literal> word_store = join(in_ram, {nlit(store_low[0]), nlit(store_low[1])});
 

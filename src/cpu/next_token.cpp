@@ -4,7 +4,7 @@
 // in the six passes after a FAULT, HI report words; the PC past the code ROM, FAULT; a resync,
 // the jump family for pc; and for an executing instruction: a trap, FAULT(cause); a jump or taken
 // branch, the jump family; OUT, EXIT or WANT for the MMIO registers; HI for the kept bytes of a
-// byte or halfword store; a long division's DIV or remainder piece; a value (its first pass, or
+// byte or halfword store, or the first pass of vu.kput and vu.vput; a long division's DIV or remainder piece; a value (its first pass, or
 // after TOP or HI); otherwise plain. A jump is near (JUMP) when its target keeps the base's bits above the low 12,
 // else FAR then JLO (docs/trace-protocol.md).
 #include <tuple>
@@ -109,7 +109,8 @@ void MachineBuilder::add_next_token() {
   g.add_all(out_.exit, join(steps, {lit(exit_store_)}));
   g.add_all(out_.want, join(steps, {lit(input_load_)}));
   std::vector<Literal> plain_step = join(steps, {nlit(console_store_), nlit(exit_store_), nlit(input_load_)});
-  // A byte or halfword store's first two passes send the kept bytes: HI, with r[23:12] live.
+  // A byte or halfword store's first two passes send the kept bytes, vu.kput's and vu.vput's first
+  // pass zero: HI, with r[23:12] live.
   auto add_gate = [&](SignalId gate, const std::vector<Literal>& literals, int live_from, int live_to) {
     std::vector<circuit::Term> down{{gate, 1}};
     for (int i = live_from; i < live_to; ++i) down.push_back({out_.not_r[i], 1});
@@ -117,9 +118,11 @@ void MachineBuilder::add_next_token() {
     for (const Literal& l : literals) sum += l.negated ? Form(1.0) - F(l.signal) : F(l.signal);
     c_.add_neuron({(sum - static_cast<double>(literals.size() - 1)).terms(), Form(1.0).terms(), down, 1, "next"});
   };
-  for (SignalId pass : {byte_store_first_, byte_store_second_})
+  std::vector<Literal> no_kept = plain_step;
+  for (SignalId pass : hi_passes_) {
     add_gate(out_.hi, join(plain_step, {lit(pass)}), kValueBits, 2 * kValueBits);
-  std::vector<Literal> no_kept = join(plain_step, {nlit(byte_store_first_), nlit(byte_store_second_)});
+    no_kept.push_back(nlit(pass));
+  }
   // A long division's passes: DIV, or HI with a piece of the partial remainder in r[23:12].
   g.add_all(out_.div, join(no_kept, {lit(division_.emits_digit)}));
   for (SignalId piece : division_.emits_piece) add_gate(out_.hi, join(no_kept, {lit(piece)}), kValueBits, 2 * kValueBits);

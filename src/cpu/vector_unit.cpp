@@ -1,12 +1,26 @@
 // cpu/vector_unit.cpp — the vector unit's part of the machine so far (docs/vector-unit.md): its
 // weight memory (WM), filled by the loader from the program image's third part, vu.wget, which
-// reads a word of it into rd, and the configuration registers the vu.set* instructions write.
+// reads a word of it into rd; its activation memory (AM), which vu.put writes a line at a time
+// through a line buffer and vu.get reads an element of; and the configuration registers the
+// vu.set* instructions write.
 //
 // WM is banks of 128 rows × 16 words (8 per half) at four bits a lane, each lane the level 0 or
 // 2^(n − 1) of its nibble n: a word takes 8 lanes, a bank 8 KiB, so 384 KiB take 48 banks where two
 // bits a lane would take 96. vu.wget's address is rs1 itself: bank rs1[18:13], row rs1[12:6], half
 // rs1[5], word rs1[4:2]; an address outside WM or not a multiple of 4 makes it an illegal
 // instruction, as on the golden emulator.
+//
+// AM is 8 banks of 128 rows × 32 elements (16 per half) of 13 bits, two bits a lane: element e is
+// in bank e[7:5], row e[14:8], half e[4], lanes 7·e[3:0] .. + 6. A write replaces a half-row, so
+// vu.put writes its value's lanes into slot e[3:0] of a line buffer (single-row banks, a slot a
+// half) and, at slot 15, reads the buffer back and writes it into the line's half-row whole, as the
+// golden emulator's vu.put commits its buffer.
+//
+// The KV cache is 32 banks of 128 rows, slot s in bank s[4:0], row s[11:5], its key vector in half
+// 0 and its value vector in half 1: 32 elements of 13 bits packed four bits a lane (104 lanes, each
+// the level 0 or 2^(n − 1) of its nibble n, as WM's), so that an attention pass can read a block of
+// 32 consecutive slots, a row of every bank. vu.kput and vu.vput read the 32 elements as one row
+// of one AM bank.
 #include <bit>
 
 #include "cpu/machine_builder.h"
@@ -17,6 +31,7 @@ namespace rvformer::cpu {
 void MachineBuilder::add_vector_unit() {
   if (!spec_.vector_weight_bytes) return;
   add_vector_weight_memory();
+  add_vector_kv_cache(add_vector_activation_memory());
   add_vector_registers();
 }
 
@@ -66,6 +81,165 @@ void MachineBuilder::add_vector_weight_memory() {
     add_levels_as_bits(w, read[slot], join(match_bits(address, 2, 4, static_cast<std::uint32_t>(slot)), {lit(wget)}),
                        word, kVectorWeightLaneBits);
   write_result(forms_of(word), "vector.wget", {nlit(illegal)});
+}
+
+std::vector<std::vector<SignalId>> MachineBuilder::add_vector_activation_memory() {
+  Gates g = gates("vector.am");
+  const SignalId put = decoded_.op[kVuPut], get = decoded_.op[kVuGet];
+  const Bits& element = operands_.rs1;
+  const Bits& value = operands_.rs2;
+  constexpr int kElementBits = 15;  // AM's 32,768 elements
+  static_assert(kVectorActivationBanks * kRowsPerBank * 2 * kVectorLineElements == 1 << kElementBits);
+
+  // Out of range: an element past AM, or a put value whose bits 31..12 are not all equal.
+  Form high_bits;
+  for (int i = kElementBits; i < 32; ++i) high_bits += F(element[i]);
+  SignalId element_outside = g.any("element_outside", high_bits);
+  Form sign_bits;
+  for (int i = kVectorElementBits - 1; i < 32; ++i) sign_bits += F(value[i]);
+  SignalId value_outside = g.signal("value_outside");
+  g.add_step(value_outside, sign_bits, 1);
+  g.add_step(value_outside, sign_bits, 33 - kVectorElementBits, -1);
+  SignalId illegal_put = g.signal("illegal_put");
+  g.add_step(illegal_put, 2 * F(put) + F(element_outside) + F(value_outside), 3);
+  SignalId illegal_get = g.all("illegal_get", {lit(get), lit(element_outside)});
+  illegal_operands_.push_back(illegal_put);
+  illegal_operands_.push_back(illegal_get);
+
+  // The put value as AM stores it, two bits a lane (the level 0, 1, 2 or 4; bit 12 alone in the
+  // last lane), in the line buffer's slot k, written by a legal put at an element ≡ k; the buffer is
+  // read every pass.
+  std::vector<SignalId> value_levels;
+  for (int m = 0; m < kVectorElementLanes; ++m) {
+    value_levels.push_back(c_.add_stored_levels_signal("vector.am.value_level[" + std::to_string(m) + "]"));
+    const SignalId low = value[2 * m];
+    if (2 * m + 1 == kVectorElementBits) {
+      g.add_all(value_levels.back(), {lit(low)}, Form(), stored_level(1));
+      continue;
+    }
+    const SignalId high = value[2 * m + 1];
+    for (int n = 1; n < 4; ++n)
+      g.add_all(value_levels.back(), {n & 1 ? lit(low) : nlit(low), n & 2 ? lit(high) : nlit(high)}, Form(), stored_level(n));
+  }
+  std::vector<SignalId> puts_slot;
+  for (int k = 0; k < kVectorLineElements; ++k)
+    puts_slot.push_back(g.all("put_slot" + std::to_string(k),
+                              join(match_bits(element, 0, 4, static_cast<std::uint32_t>(k)),
+                                   {lit(put), nlit(element_outside), nlit(value_outside)})));
+  std::vector<std::vector<SignalId>> line = add_read_slots("vector.line", kVectorLineElements, kVectorElementLanes);
+  for (int b = 0; 2 * b < kVectorLineElements; ++b) {
+    circuit::Bank bank = single_row_bank("vector.line" + std::to_string(b));
+    bank.write.row.conditions = {F(put)};
+    for (int h = 0; h < 2; ++h) {
+      bank.write.beta[h] = F(puts_slot[2 * b + h]);
+      for (int m = 0; m < kVectorElementLanes; ++m) {
+        bank.write.lanes[h].push_back(F(value_levels[m]));
+        bank.read.lanes[h].push_back({{line[2 * b + h][m], 1}});
+      }
+    }
+    m_.layout.vector_line_banks.push_back(c_.add_bank(std::move(bank)));
+  }
+
+  // The put at slot 15 commits the buffer into its line's half-row, lane for lane.
+  const SignalId commit = puts_slot.back();
+  std::vector<SignalId> levels;
+  for (int k = 0; k < kVectorLineElements; ++k)
+    for (int m = 0; m < kVectorElementLanes; ++m) {
+      levels.push_back(c_.add_stored_levels_signal("vector.am.level" + std::to_string(k) + "[" + std::to_string(m) + "]"));
+      g.add_relu(levels.back(), F(line[k][m]));
+    }
+  std::vector<std::vector<SignalId>> read =
+      add_read_slots("vector.am", 2 * kVectorLineElements, kVectorElementLanes);
+  for (int b = 0; b < kVectorActivationBanks; ++b) {
+    circuit::Bank bank{"vector.am" + std::to_string(b), kRowsPerBank};
+    bank.has_read = bank.has_write = true;
+    const std::vector<Literal> this_bank = match_bits(element, 5, 3, static_cast<std::uint32_t>(b));
+    bank.write.row = binary_select(slice(element, 8, 7), this_bank, {F(commit)});
+    bank.read.row = binary_select(slice(element, 8, 7), this_bank, {F(get) + F(decoded_.op[kVuKput]) + F(decoded_.op[kVuVput])});
+    for (int h = 0; h < 2; ++h) {
+      bank.write.beta[h] = h ? F(element[4]) : Form(1.0) - F(element[4]);
+      for (SignalId level : levels) bank.write.lanes[h].push_back(F(level));
+      for (int k = 0; k < kVectorLineElements; ++k)
+        for (SignalId lane : read[kVectorLineElements * h + k]) bank.read.lanes[h].push_back({{lane, 1}});
+    }
+    m_.layout.vector_activation_banks.push_back(c_.add_bank(std::move(bank)));
+  }
+
+  // vu.get: the element at e[4:0] of the row read, sign-extended from bit 12.
+  Gates r = g.sub("get");
+  Bits bits;
+  for (int i = 0; i < kVectorElementBits; ++i) bits.push_back(r.signal("bit[" + std::to_string(i) + "]"));
+  const std::vector<SignalId> low_bits(bits.begin(), bits.end() - 1), top_bit{bits.back()};
+  for (int slot = 0; slot < 2 * kVectorLineElements; ++slot) {
+    const std::vector<Literal> select = join(match_bits(element, 0, 5, static_cast<std::uint32_t>(slot)), {lit(get)});
+    const std::vector<SignalId>& lanes = read[slot];
+    add_levels_as_bits(r, std::vector<SignalId>(lanes.begin(), lanes.end() - 1), select, low_bits, 2);
+    add_levels_as_bits(r, {lanes.back()}, select, top_bit, 1);
+  }
+  Forms word = forms_of(bits);
+  word.resize(32, F(bits.back()));
+  write_result(word, "vector.get", {nlit(illegal_get)});
+  return read;
+}
+
+void MachineBuilder::add_vector_kv_cache(const std::vector<std::vector<SignalId>>& am_row) {
+  Gates g = gates("vector.kv");
+  const SignalId kput = decoded_.op[kVuKput], vput = decoded_.op[kVuVput];
+  const Bits& element = operands_.rs1;
+  const Bits& slot = operands_.rs2;
+  constexpr int kSlotBits = 12, kBankBits = 5;  // 4,096 slots: bank slot[4:0], row slot[11:5]
+  static_assert(program::kVectorKvSlots == 1u << kSlotBits && kVectorKvBanks == 1 << kBankBits);
+
+  // Out of range: an element not a multiple of 32 or past AM, a slot past the cache.
+  Form outside;
+  for (int i = 0; i < 32; ++i)
+    if (i < kBankBits || i >= 15) outside += F(element[i]);
+  for (int i = kSlotBits; i < 32; ++i) outside += F(slot[i]);
+  SignalId kv_outside = g.any("outside", outside);
+  SignalId illegal = g.signal("illegal");
+  g.add_step(illegal, 2 * (F(kput) + F(vput)) + F(kv_outside), 3);
+  illegal_operands_.push_back(illegal);
+  const SignalId writes_keys = g.all("writes_keys", {lit(kput), nlit(kv_outside)});
+  const SignalId writes_values = g.all("writes_values", {lit(vput), nlit(kv_outside)});
+
+  // The row's 32 elements as bits, element i's bit b at 13i + b, then four bits a lane as stored
+  // levels. The first pass writes the slot's half with zeros, since a lane of four bits is only
+  // overwritten exactly upwards or with 0 (docs/circuit-encoding.md); it sends HI(0), and the
+  // second writes the levels and completes the step.
+  const SignalId to_kv = g.relu("to_kv", F(kput) + F(vput), 1);
+  const SignalId clear_pass = g.all("clear_pass", {lit(to_kv), lit(control_.hi_position[0])});
+  hi_passes_.push_back(clear_pass);
+  Gates d = g.sub("bits");
+  Bits bits;
+  for (int i = 0; i < kVectorKvVectorBits; ++i) bits.push_back(d.signal("bit[" + std::to_string(i) + "]"));
+  for (int k = 0; k < static_cast<int>(program::kVectorKvElements); ++k) {
+    const std::vector<SignalId>& lanes = am_row[k];
+    const auto first = bits.begin() + kVectorElementBits * k;
+    add_levels_as_bits(d, std::vector<SignalId>(lanes.begin(), lanes.end() - 1), {lit(to_kv)},
+                       std::vector<SignalId>(first, first + kVectorElementBits - 1), 2);
+    add_levels_as_bits(d, {lanes.back()}, {lit(to_kv)}, {*(first + kVectorElementBits - 1)}, 1);
+  }
+  const int levels = 1 << kVectorWeightLaneBits;
+  std::vector<SignalId> lanes;
+  for (int m = 0; m < kVectorKvLanes; ++m) {
+    lanes.push_back(c_.add_stored_levels_signal("vector.kv.level[" + std::to_string(m) + "]", stored_level(levels - 1)));
+    for (int n = 1; n < levels; ++n)
+      g.add_all(lanes.back(), join(match_bits(bits, kVectorWeightLaneBits * m, kVectorWeightLaneBits, n),
+                                   {lit(control_.hi_position[1])}),
+                Form(), stored_level(n));
+  }
+  for (int b = 0; b < kVectorKvBanks; ++b) {
+    circuit::Bank bank{"vector.kv" + std::to_string(b), kRowsPerBank};
+    bank.has_write = true;
+    bank.write.row = binary_select(slice(slot, kBankBits, kSlotBits - kBankBits),
+                                   match_bits(slot, 0, kBankBits, static_cast<std::uint32_t>(b)),
+                                   {F(writes_keys) + F(writes_values)});
+    bank.write.beta[0] = F(writes_keys);
+    bank.write.beta[1] = F(writes_values);
+    for (int h = 0; h < 2; ++h)
+      for (SignalId lane : lanes) bank.write.lanes[h].push_back(F(lane));
+    m_.layout.vector_kv_banks.push_back(c_.add_bank(std::move(bank)));
+  }
 }
 
 // The configuration registers, two to a single-row bank (a write replaces its half only): each

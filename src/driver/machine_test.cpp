@@ -136,6 +136,51 @@ TEST(Machine, AVuWgetThatTrapsIsReportedLikeOnTheEmulator) {
   EXPECT_EQ(got.instructions, golden.instructions_retired());
 }
 
+// The vector unit's activation memory: vu.put fills lines in the first and last rows, in every bank
+// and both halves, with every two-bit pattern at every lane and both ends of the 13-bit range, then
+// overwrites one of them; a line whose last element was never put stays as it was; vu.get reads
+// every element back, sign-extended (values beyond 12 bits take HI, VAL). vu.kput and vu.vput copy
+// rows into a KV slot twice, the evaluator checking that every overwrite of its lanes is exact
+// (verify_test reads the cache back from the compiled weights).
+TEST(Machine, TheVectorUnitsActivationMemoryAndKvCacheRunLikeTheEmulator) {
+  auto machine = cpu::build_machine(program::kVectorMachine);
+  program::ProgramImage image = toolchain::compile_test_program("am", R"(
+#include "rvformer_vector.h"
+static void hex(unsigned x) {
+  volatile unsigned char* console = (volatile unsigned char*)0xFFFF0000u;
+  for (int shift = 28; shift >= 0; shift -= 4) *console = "0123456789abcdef"[(x >> shift) & 15];
+  *console = ' ';
+}
+static const unsigned lines[] = {0, 16, 32 * 1 + 16 * 256, 32 * 2 + 16 + 5 * 256, 32 * 3 + 77 * 256, 32 * 4 + 16 + 100 * 256,
+                                 32 * 5, 32 * 6 + 16 + 127 * 256, 32768 - 16};
+int main(void) {
+  const int count = sizeof lines / sizeof lines[0];
+  for (int l = 0; l < count; l++)
+    for (unsigned k = 0; k < VU_LINE_ELEMENTS; k++) {
+      int v = (int)((k * 0x555u + (unsigned)l * 0x3A7u) & 0x1FFFu) - 4096;
+      if (l == 1) v = k % 2 ? 4095 : -4096;
+      vu_put(lines[l] + k, v);
+    }
+  for (unsigned k = 0; k < VU_LINE_ELEMENTS; k++) vu_put(lines[2] + k, (int)k - 8);
+  for (unsigned k = 0; k + 1 < VU_LINE_ELEMENTS; k++) vu_put(48 + k, 1000);
+  unsigned h = 2166136261u;
+  for (int l = 0; l < count; l++)
+    for (unsigned k = 0; k < VU_LINE_ELEMENTS; k++) h = (h ^ (unsigned)vu_get(lines[l] + k)) * 16777619u;
+  vu_kput(0, 33);  // two rows into one slot's keys and its values: the second overwrites downwards too
+  vu_vput(lines[4], 33);
+  vu_kput(lines[4], 33);
+  vu_vput(32768 - 32, 33);
+  hex(h);
+  hex((unsigned)vu_get(16));
+  hex((unsigned)vu_get(lines[2] + 3));
+  hex((unsigned)vu_get(48));
+  return 0;
+}
+)", program::kVectorMap);
+  EvaluatorMachine circuit(*machine);
+  expect_runs_like_the_emulator(circuit, image, program::kVectorMachine);
+}
+
 TEST(Machine, RunsAProgramWithStdioLikeTheEmulator) {
   auto machine = cpu::build_machine();
   auto image = toolchain::compile_test_program("stdio", R"(

@@ -79,6 +79,7 @@ class Emulator {
   // unit the memories are empty and the registers zero.
   std::span<const std::uint8_t> vector_weights() const { return vector_unit_.weights(); }
   std::span<const std::int16_t> vector_activations() const { return vector_unit_.activations(); }
+  const std::array<std::int16_t, VectorUnit::kLineElements>& vector_line_buffer() const { return vector_unit_.line_buffer(); }
   std::span<const std::int16_t> vector_keys() const { return vector_unit_.keys(); }
   std::span<const std::int16_t> vector_values() const { return vector_unit_.values(); }
   const std::array<std::uint32_t, VectorUnit::kRegisterCount>& vector_registers() const {

@@ -292,20 +292,54 @@ class StreamGenerator {
     return item;
   }
 
-  // The vector unit: a configuration register set from any register, or a weight memory word read
-  // at a random aligned address inside it.
+  // The vector unit: a configuration register set from any register, a weight memory word read at
+  // a random aligned address inside it, a run of vu.put up to the end of a random line (which commits
+  // it) or a single one, all of 13-bit values, a random AM row copied into a random KV slot, or an
+  // element read back with vu.get.
   Item vector_access() {
     Item item;
-    if (pick(0, 1)) {
-      const auto setter = static_cast<Op>(static_cast<int>(Op::kVuSetvl) + pick(0, 4));
-      item.instructions.push_back(make(setter, 0, any_register(), 0, 0));
-    } else {
-      std::uint8_t address = operand_register();
-      append_load_immediate(item.instructions, address, 4 * static_cast<std::uint32_t>(pick(0, program::kVectorWeightBytes / 4 - 1)));
-      item.instructions.push_back(make(Op::kVuWget, destination(), address, 0, 0));
+    const std::uint8_t address = operand_register();
+    std::uint8_t value;
+    do value = operand_register();
+    while (value == address);
+    switch (pick(0, 5)) {
+      case 0: {
+        const auto setter = static_cast<Op>(static_cast<int>(Op::kVuSetvl) + pick(0, 4));
+        item.instructions.push_back(make(setter, 0, any_register(), 0, 0));
+        break;
+      }
+      case 1:
+        append_load_immediate(item.instructions, address, 4 * static_cast<std::uint32_t>(pick(0, program::kVectorWeightBytes / 4 - 1)));
+        item.instructions.push_back(make(Op::kVuWget, destination(), address, 0, 0));
+        break;
+      case 2:
+      case 3: {
+        constexpr std::uint32_t kLine = program::kVectorLineElements;
+        const std::uint32_t last = random_element() | (kLine - 1);
+        for (std::uint32_t e = last - static_cast<std::uint32_t>(pick(0, put_run_length())); e <= last; ++e) {
+          append_load_immediate(item.instructions, address, e);
+          append_load_immediate(item.instructions, value, static_cast<std::uint32_t>(pick(-4096, 4095)));
+          item.instructions.push_back(make(Op::kVuPut, 0, address, value, 0));
+        }
+        break;
+      }
+      case 4: {
+        constexpr std::uint32_t kVector = program::kVectorKvElements;
+        append_load_immediate(item.instructions, address, kVector * static_cast<std::uint32_t>(pick(0, program::kVectorActivationElements / kVector - 1)));
+        append_load_immediate(item.instructions, value, static_cast<std::uint32_t>(pick(0, program::kVectorKvSlots - 1)));
+        item.instructions.push_back(make(pick(0, 1) ? Op::kVuKput : Op::kVuVput, 0, address, value, 0));
+        break;
+      }
+      default:
+        append_load_immediate(item.instructions, address, random_element());
+        item.instructions.push_back(make(Op::kVuGet, destination(), address, 0, 0));
+        break;
     }
     return item;
   }
+  std::uint32_t random_element() { return static_cast<std::uint32_t>(pick(0, program::kVectorActivationElements - 1)); }
+  // Most runs put a whole line; some only its last few elements.
+  int put_run_length() { return pick(0, 3) ? static_cast<int>(program::kVectorLineElements) - 1 : pick(0, 3); }
 
   std::mt19937_64 random_;
   std::uint32_t area_;

@@ -206,7 +206,7 @@ bool VectorUnit::execute(Op op, std::uint32_t rs1, std::uint32_t rs2, std::uint3
       return true;
     case Op::kVuPut:
       if (!in_activations(rs1, 1) || !is_element(static_cast<std::int32_t>(rs2))) return false;
-      activations_[rs1] = static_cast<std::int16_t>(rs2);
+      put(rs1, static_cast<std::int16_t>(rs2));
       return true;
     case Op::kVuGet:
       if (!in_activations(rs1, 1)) return false;
@@ -241,6 +241,14 @@ std::int16_t VectorUnit::weight_half(std::uint32_t address) const {
   std::int16_t half;
   std::memcpy(&half, weights_.data() + address, 2);
   return half;
+}
+
+// A write replaces a whole half-row in the weights, so vu.put gathers a line and commits it at the
+// line's last element.
+void VectorUnit::put(std::uint32_t element, std::int16_t value) {
+  line_[element % kLineElements] = value;
+  if (element % kLineElements == kLineElements - 1)
+    std::copy(line_.begin(), line_.end(), activations_.begin() + (element - (kLineElements - 1)));
 }
 
 void VectorUnit::write_result(std::uint32_t first) {
@@ -377,14 +385,11 @@ bool VectorUnit::rope(std::uint32_t x, std::uint32_t cos_address) {
   return true;
 }
 
-// COLS elements of AM from `x` into KV slot `slot` of `cache` (its keys or its values), the rest of
-// the slot's vector zeroed.
+// The kKvElements elements of AM from `x` into KV slot `slot` of `cache` (its keys or its values).
+// The weights read them in one pass as a row of one AM bank, so `x` is a multiple of kKvElements.
 bool VectorUnit::put_kv(std::vector<std::int16_t>& cache, std::uint32_t x, std::uint32_t slot) {
-  const std::uint32_t n = registers_[kCols];
-  if (!in_range(n, 1, kKvElements) || slot >= kKvSlots || !in_activations(x, n)) return false;
-  std::int16_t* vector = cache.data() + std::size_t{slot} * kKvElements;
-  std::fill_n(vector, kKvElements, std::int16_t{0});
-  std::copy_n(activations_.data() + x, n, vector);
+  if (x % kKvElements != 0 || slot >= kKvSlots || !in_activations(x, kKvElements)) return false;
+  std::copy_n(activations_.data() + x, kKvElements, cache.data() + std::size_t{slot} * kKvElements);
   return true;
 }
 

@@ -18,6 +18,7 @@ class VectorUnit {
  public:
   static constexpr std::uint32_t kWeightBytes = program::kVectorWeightBytes;                // WM
   static constexpr std::uint32_t kActivationElements = program::kVectorActivationElements;  // AM
+  static constexpr std::uint32_t kLineElements = program::kVectorLineElements;               // vu.put's line buffer
   static constexpr std::uint32_t kKvSlots = program::kVectorKvSlots;                        // KV
   static constexpr std::uint32_t kKvElements = program::kVectorKvElements;
   // The configuration registers, numbered as the funct7 of the vu.set* that writes them.
@@ -41,6 +42,8 @@ class VectorUnit {
 
   std::span<const std::uint8_t> weights() const { return weights_; }
   std::span<const std::int16_t> activations() const { return activations_; }
+  // vu.put's line buffer: element k is the value last put at an AM element ≡ k (mod kLineElements).
+  const std::array<std::int16_t, kLineElements>& line_buffer() const { return line_; }
   // The KV cache: slot s's key vector at [s · kKvElements, (s + 1) · kKvElements), and its value vector.
   std::span<const std::int16_t> keys() const { return keys_; }
   std::span<const std::int16_t> values() const { return values_; }
@@ -57,6 +60,7 @@ class VectorUnit {
   bool silu(std::uint32_t x);
   bool rope(std::uint32_t x, std::uint32_t cos_address);
   bool attend(std::uint32_t out, std::uint32_t q);
+  void put(std::uint32_t element, std::int16_t value);
   bool put_kv(std::vector<std::int16_t>& cache, std::uint32_t x, std::uint32_t slot);
   bool argmax(std::uint32_t x, std::uint32_t& index) const;
 
@@ -76,6 +80,7 @@ class VectorUnit {
 
   std::vector<std::uint8_t> weights_;
   std::vector<std::int16_t> activations_;
+  std::array<std::int16_t, kLineElements> line_{};
   std::vector<std::int16_t> keys_, values_;
   std::array<std::uint32_t, kRegisterCount> registers_{};
   std::vector<std::int16_t> result_;  // the current operation's outputs

@@ -43,6 +43,7 @@ using program::kVectorMap;
 constexpr std::uint32_t kWeightBytes = VectorUnit::kWeightBytes;
 constexpr std::uint32_t kElements = VectorUnit::kActivationElements;
 constexpr std::uint32_t kKvSlots = VectorUnit::kKvSlots, kKvElements = VectorUnit::kKvElements;
+constexpr std::uint32_t kLineElements = VectorUnit::kLineElements;
 constexpr std::uint8_t kZero = 0, kT0 = 5, kT1 = 6, kS0 = 8, kS1 = 9, kA0 = 10, kA1 = 11, kA2 = 12, kS2 = 18;
 
 std::uint32_t word_of(Op op, std::uint8_t rd, std::uint8_t rs1, std::uint8_t rs2, std::int32_t imm = 0) {
@@ -84,12 +85,12 @@ class VectorProgram {
   // kKvElements; the rest zero) put into AM at `scratch` and copied from there.
   VectorProgram& put_kv(Op put, std::uint32_t slot, std::uint32_t scratch, const std::vector<std::int16_t>& vector) {
     put_activations(scratch, vector);
-    return copy_to_kv(put, slot, scratch, static_cast<std::uint32_t>(vector.size()));
+    return copy_to_kv(put, slot, scratch);
   }
   // The same with a whole vector of random values made by the program (random_activations).
   VectorProgram& random_kv(Op put, std::uint32_t slot, std::uint32_t scratch, std::uint32_t seed, int bits) {
     random_activations(scratch, kKvElements, seed, bits);
-    return copy_to_kv(put, slot, scratch, kKvElements);
+    return copy_to_kv(put, slot, scratch);
   }
   // KV slot `slot`'s key (or value) vector, as the model holds it.
   const std::int16_t* kv_vector(Op put, std::uint32_t slot) const {
@@ -118,24 +119,29 @@ class VectorProgram {
     return put_weights(address, bytes);
   }
 
-  // AM elements from `element`, copied from read-only data by vu.put.
+  // AM elements from `element`, copied from read-only data by vu.put. vu.put commits whole lines,
+  // so the rest of the first and last lines is read back and put again.
   VectorProgram& put_activations(std::uint32_t element, const std::vector<std::int16_t>& values) {
     if (values.empty()) throw std::invalid_argument("no values");
     const auto count = static_cast<std::uint32_t>(values.size());
+    keep_activations(line_start(element), element);
     li(kS0, place_in_rodata(bytes_of(values))).li(kS1, element).li(kS2, element + count);
     add(word_of(Op::kLh, kT0, kS0, 0)).add(word_of(Op::kVuPut, 0, kS1, kT0));
     add(word_of(Op::kAddi, kS0, kS0, 0, 2)).add(word_of(Op::kAddi, kS1, kS1, 0, 1));
     add(word_of(Op::kBne, 0, kS1, kS2, -16));
+    keep_activations(element + count, line_start(element + count + kLineElements - 1));
     std::ranges::copy(values, activations_.begin() + element);
     return *this;
   }
   // `count` AM elements from `element`, each the top `bits` + 1 bits of a xorshift32 word from
   // `seed` on (values in [−2^bits, 2^bits), bits <= 12: 13-bit values), made by the program itself.
   VectorProgram& random_activations(std::uint32_t element, std::uint32_t count, std::uint32_t seed, int bits) {
+    keep_activations(line_start(element), element);
     li(kT0, seed).li(kS1, element).li(kS2, element + count);
     next_random_in_t0();
     add(word_of(Op::kSrai, kT1, kT0, 0, 31 - bits)).add(word_of(Op::kVuPut, 0, kS1, kT1));
     add(word_of(Op::kAddi, kS1, kS1, 0, 1)).add(word_of(Op::kBne, 0, kS1, kS2, -36));
+    keep_activations(element + count, line_start(element + count + kLineElements - 1));
     for (std::uint32_t i = 0; i < count; ++i) {
       seed = xorshift32(seed);
       activations_[element + i] = static_cast<std::int16_t>(static_cast<std::int32_t>(seed) >> (31 - bits));
@@ -206,6 +212,14 @@ class VectorProgram {
   }
 
  private:
+  static std::uint32_t line_start(std::uint32_t element) { return element - element % kLineElements; }
+  // Puts AM elements [first, last) back as they are (vu.get, then vu.put), when any.
+  void keep_activations(std::uint32_t first, std::uint32_t last) {
+    if (first == last) return;
+    li(kS1, first).li(kS2, last);
+    add(word_of(Op::kVuGet, kT0, kS1, 0)).add(word_of(Op::kVuPut, 0, kS1, kT0));
+    add(word_of(Op::kAddi, kS1, kS1, 0, 1)).add(word_of(Op::kBne, 0, kS1, kS2, -12));
+  }
   // t0 = xorshift32(t0), through t1: six instructions.
   void next_random_in_t0() {
     add(word_of(Op::kSlli, kT1, kT0, 0, 13)).add(word_of(Op::kXor, kT0, kT0, kT1));
@@ -213,11 +227,10 @@ class VectorProgram {
     add(word_of(Op::kSlli, kT1, kT0, 0, 5)).add(word_of(Op::kXor, kT0, kT0, kT1));
   }
 
-  VectorProgram& copy_to_kv(Op put, std::uint32_t slot, std::uint32_t scratch, std::uint32_t count) {
-    set(Op::kVuSetcols, count).op(put, scratch, slot);
-    std::int16_t* vector = (put == Op::kVuKput ? keys_ : values_).data() + std::size_t{slot} * kKvElements;
-    std::fill_n(vector, kKvElements, std::int16_t{0});
-    std::copy_n(activations_.data() + scratch, count, vector);
+  VectorProgram& copy_to_kv(Op put, std::uint32_t slot, std::uint32_t scratch) {
+    op(put, scratch, slot);
+    std::copy_n(activations_.data() + scratch, kKvElements,
+                (put == Op::kVuKput ? keys_ : values_).data() + std::size_t{slot} * kKvElements);
     return *this;
   }
 
@@ -739,7 +752,7 @@ TEST(VectorUnit, OutputsSaturateAtThirteenBits) {
   story_rope(rotated.data(), cos, sin, static_cast<int>(n), 4);
   expect(5000, rotated);
   // Attention over one position: the output is the value, saturated; heads of 8 from element 0 and 4.
-  program.put_activations(6000, a).put_kv(Op::kVuKput, 0, 7000, b).put_kv(Op::kVuVput, 0, 8000, a);
+  program.put_activations(6000, a).put_kv(Op::kVuKput, 0, 7008, b).put_kv(Op::kVuVput, 0, 8000, a);
   program.set(Op::kVuSetvl, 1).set(Op::kVuSeths, 8).set(Op::kVuSetsrc, 0);
   for (std::uint32_t first : {0u, 4u}) {
     program.set(Op::kVuSetaux, first).op(Op::kVuAttend, 9000 + 10 * first, 6000 + first);
@@ -872,11 +885,10 @@ TEST(VectorUnit, WordsAndElementsRoundTrip) {
     program.put_weight_word(address, static_cast<std::uint32_t>(random()));
   }
   const std::uint32_t ram = kVectorMap.ram.base;
-  const std::uint32_t elements[] = {0, 1, kElements - 1, static_cast<std::uint32_t>(random()) % kElements};
-  const std::uint32_t written[] = {0xFFFFF000u, 0x00000FFFu, 0xFFFFFFFFu, 0x00000001u};
+  const std::uint32_t elements[] = {0, 1, kElements - 1, 100 + static_cast<std::uint32_t>(random()) % (kElements - 100)};
+  const std::int16_t written[] = {-4096, 4095, -1, 1};
   for (std::size_t i = 0; i < std::size(elements); ++i) {
-    program.li(kT1, written[i]).li(kA0, elements[i]).add(word_of(Op::kVuPut, 0, kA0, kT1));
-    program.activations()[elements[i]] = static_cast<std::int16_t>(written[i]);
+    program.put_activations(elements[i], {written[i]}).li(kA0, elements[i]);
     program.add(word_of(Op::kVuGet, kT1, kA0, 0)).li(kS0, ram + 4 * static_cast<std::uint32_t>(i));
     program.add(word_of(Op::kSw, 0, kS0, kT1));
   }
@@ -884,10 +896,34 @@ TEST(VectorUnit, WordsAndElementsRoundTrip) {
   Emulator emulator = program.run();
   EXPECT_TRUE(same_memories(emulator, program));
   for (std::size_t i = 0; i < std::size(elements); ++i)
-    EXPECT_EQ(emulator.read_word(ram + 4 * static_cast<std::uint32_t>(i)),
-              static_cast<std::uint32_t>(static_cast<std::int16_t>(written[i])))
+    EXPECT_EQ(emulator.read_word(ram + 4 * static_cast<std::uint32_t>(i)), static_cast<std::uint32_t>(std::int32_t{written[i]}))
         << elements[i];
   EXPECT_EQ(emulator.reg(kZero), 0u);
+}
+
+// vu.put writes its line buffer, and the put at a line's last element commits the buffer to that
+// line: before it vu.get reads the line as it was, after it the whole line is the buffer's, slots
+// put for an earlier line included.
+TEST(VectorUnit, VuPutCommitsItsLineBufferAtTheLinesLastElement) {
+  VectorProgram program;
+  const std::uint32_t ram = kVectorMap.ram.base;
+  program.put_activations(32, std::vector<std::int16_t>(kLineElements, 9));  // line 2 all 9s
+  program.op(Op::kVuPut, 16 + 3, 33);                                        // slot 3 of line 1
+  for (std::uint32_t k = 0; k < kLineElements; ++k) {
+    if (k == 5) continue;  // slot 5 keeps the 9 the first line left there
+    program.op(Op::kVuPut, 32 + k, static_cast<std::uint32_t>(-static_cast<std::int32_t>(k)));
+    if (k == kLineElements - 2) program.op(Op::kVuGet, 32, 0, kT1).li(kS0, ram).add(word_of(Op::kSw, 0, kS0, kT1));
+  }
+  program.op(Op::kVuGet, 32, 0, kT1).li(kS0, ram + 4).add(word_of(Op::kSw, 0, kS0, kT1));
+  Emulator emulator = program.run();
+  EXPECT_EQ(emulator.read_word(ram), 9u) << "an uncommitted line";
+  EXPECT_EQ(emulator.read_word(ram + 4), 0u);
+  for (std::uint32_t k = 0; k < kLineElements; ++k) {
+    const std::int16_t expected = k == 5 ? 9 : static_cast<std::int16_t>(-static_cast<std::int32_t>(k));
+    EXPECT_EQ(emulator.vector_activations()[32 + k], expected) << "element " << k;
+    EXPECT_EQ(emulator.vector_line_buffer()[k], expected) << "slot " << k;
+    EXPECT_EQ(emulator.vector_activations()[16 + k], 0) << "line 1 was never committed";
+  }
 }
 
 // WM starts with the image's bytes (any length; zeros after them), which the operations read and
@@ -1015,11 +1051,10 @@ const IllegalCase kIllegalCases[] = {
     {"vu.wget past WM", [](VectorProgram& p) { p.op(Op::kVuWget, kWeightBytes, 0, kT1); }},
     {"vu.wget at the last address", [](VectorProgram& p) { p.op(Op::kVuWget, 0xFFFFFFFC, 0, kT1); }},
     {"vu.get past AM", [](VectorProgram& p) { p.op(Op::kVuGet, kEnd, 0, kT1); }},
-    {"vu.kput with COLS 0", [](VectorProgram& p) { p.set(Op::kVuSetcols, 0).op(Op::kVuKput, 0, 0); }},
-    {"vu.kput with COLS 33", [](VectorProgram& p) { p.set(Op::kVuSetcols, kKvElements + 1).op(Op::kVuKput, 0, 0); }},
+    {"vu.kput from an element not a multiple of 32", [](VectorProgram& p) { p.op(Op::kVuKput, 16, 0); }},
     {"vu.kput past the KV cache", [](VectorProgram& p) { p.op(Op::kVuKput, 0, kKvSlots); }},
-    {"vu.kput from past AM", [](VectorProgram& p) { p.op(Op::kVuKput, kEnd - 3, 0); }},
-    {"vu.vput with COLS 33", [](VectorProgram& p) { p.set(Op::kVuSetcols, kKvElements + 1).op(Op::kVuVput, 0, 0); }},
+    {"vu.kput from past AM", [](VectorProgram& p) { p.op(Op::kVuKput, kEnd, 0); }},
+    {"vu.vput from an element not a multiple of 32", [](VectorProgram& p) { p.op(Op::kVuVput, 1, 0); }},
     {"vu.vput past the KV cache", [](VectorProgram& p) { p.op(Op::kVuVput, 0, 0xFFFFFFFF); }},
     {"vu.vput from past AM", [](VectorProgram& p) { p.op(Op::kVuVput, kEnd - 3, 0); }},
     {"vu.matvec16 with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuMatvec16, 100, 0); }},
@@ -1146,7 +1181,7 @@ TEST(VectorUnitTraps, TheTrapCasesSetupIsLegal) {
   program.put_activations(0, random_vector(4096, random));
   program.set(Op::kVuSetvl, 4).set(Op::kVuSetcols, 4).set(Op::kVuSetsrc, 0).set(Op::kVuSetaux, 2).set(Op::kVuSeths, 2);
   program.op(Op::kVuPut, kEnd - 1, 7).op(Op::kVuGet, kEnd - 1, 0, kT1);
-  program.op(Op::kVuKput, kEnd - 4, kKvSlots - 1).op(Op::kVuVput, kEnd - 4, kKvSlots - 1);
+  program.op(Op::kVuKput, kEnd - kKvElements, kKvSlots - 1).op(Op::kVuVput, kEnd - kKvElements, kKvSlots - 1);
   for (Op op : {Op::kVuMatvec16, Op::kVuRow16}) program.op(op, 100, 0);
   for (Op op : {Op::kVuAdd16, Op::kVuMul16, Op::kVuRmsnorm, Op::kVuAttend}) program.op(op, 1000, 0);
   program.op(Op::kVuSilu, 0).op(Op::kVuRope, 0, 1000).op(Op::kVuArgmax, 0, 0, kT1);

@@ -49,6 +49,7 @@ struct MemoryMap {
 // (VU_KV_SLOTS) of a key and a value vector of VU_KV_ELEMENTS elements each.
 inline constexpr std::uint32_t kVectorWeightBytes = 384 * 1024;
 inline constexpr std::uint32_t kVectorActivationElements = 32 * 1024;
+inline constexpr std::uint32_t kVectorLineElements = 16;  // vu.put's line buffer commits a line of AM
 inline constexpr std::uint32_t kVectorKvSlots = 4096;
 inline constexpr std::uint32_t kVectorKvElements = 32;
 

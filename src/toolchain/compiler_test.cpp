@@ -123,14 +123,18 @@ TEST(Compiler, TheVectorUnitsMapDefinesTheUnitForItsHeader) {
       "#ifndef RVFORMER_VECTOR_UNIT\n"
       "#error no vector unit on this map\n"
       "#endif\n"
+      "static void put_line(uint32_t first, const int32_t *values) {\n"  // vu.put commits whole lines
+      "  for (uint32_t i = 0; i < VU_LINE_ELEMENTS; i++) vu_put(first + i, values[i]);\n"
+      "}\n"
       "int main(void) {\n"
-      "  vu_put(0, 4000); vu_put(1, -5); vu_put(2, 1000); vu_put(3, 7);\n"
+      "  static const int32_t a[VU_LINE_ELEMENTS] = {4000, -5, 1000, 7}, b[VU_LINE_ELEMENTS] = {5, 7, 7};\n"
+      "  static const int32_t c[VU_LINE_ELEMENTS] = {1024, -2048};\n"
+      "  put_line(0, a); put_line(16, b); put_line(32, c);\n"
       "  vu_set_vl(2); vu_add16(0, 2);\n"  // saturates to 4095 (13 bits); -5 + 7 = 2
-      "  for (int i = 0; i < 3; i++) vu_put(10 + i, 5 + 2 * (i > 0));\n"  // 5, 7, 7: the first 7
       "  vu_set_vl(3);\n"
-      "  printf(\"%d %d %d\\n\", (int)vu_get(0), (int)vu_get(1), (int)vu_argmax(10));\n"
-      "  vu_put(20, 1024); vu_put(21, -2048); vu_silu(20);\n"  // rs2 must be x0, not a register holding 0
-      "  printf(\"%d %d\\n\", (int)vu_get(20), (int)vu_get(21));\n"
+      "  printf(\"%d %d %d\\n\", (int)vu_get(0), (int)vu_get(1), (int)vu_argmax(16));\n"  // 5, 7, 7: the first 7
+      "  vu_silu(32);\n"  // rs2 must be x0, not a register holding 0
+      "  printf(\"%d %d\\n\", (int)vu_get(32), (int)vu_get(33));\n"
       "  return 0;\n"
       "}\n");
   std::filesystem::path elf = directory.path() / "vector.elf";

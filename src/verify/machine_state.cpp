@@ -9,6 +9,15 @@
 #include "support/error.h"
 
 namespace rvformer::verify {
+namespace {
+
+// A 13-bit value's bits as the number.
+std::int16_t sign_extended_element(std::uint32_t bits) {
+  const std::uint32_t sign = 1u << (cpu::kVectorElementBits - 1);
+  return static_cast<std::int16_t>(static_cast<std::int32_t>((bits ^ sign) - sign));
+}
+
+}  // namespace
 
 MachineStateReader::MachineStateReader(const cpu::Machine& machine, std::vector<compiler::HeadSlot> bank_heads)
     : machine_(machine), bank_heads_(std::move(bank_heads)) {
@@ -90,9 +99,27 @@ std::uint32_t MachineStateReader::bigint_entry(const engine::RecurrentStateView&
   return *entry;
 }
 
-std::uint32_t MachineStateReader::vector_register(const engine::RecurrentStateView& state, int r) const {
-  const std::vector<int>& banks = machine_.layout.vector_register_banks;
+const std::vector<int>& MachineStateReader::vector_banks(const std::vector<int>& banks) const {
   if (banks.empty()) fail("the {} machine has no vector unit", machine_.spec.name);
+  return banks;
+}
+
+std::uint32_t MachineStateReader::levels(const engine::RecurrentStateView& state, int bank, int row, int half,
+                                         int first_lane, int count, int lane_bits, const std::string& what) const {
+  const compiler::HeadSlot& slot = bank_heads_[bank];
+  const float* lanes = state.recurrent_head(slot.layer, 2 * slot.head + half).data() + row * compiler::kKeyDim + first_lane;
+  std::uint32_t value = 0;
+  for (int m = 0; m < count; ++m) {
+    int n = 0;
+    while (n < (1 << lane_bits) && lanes[m] != static_cast<float>(cpu::stored_level(n) * compiler::kBitValue)) ++n;
+    if (n == 1 << lane_bits) fail("machine state corrupt: {} lane {} holds {} (not a stored level)", what, m, lanes[m]);
+    value |= static_cast<std::uint32_t>(n) << (lane_bits * m);
+  }
+  return value;
+}
+
+std::uint32_t MachineStateReader::vector_register(const engine::RecurrentStateView& state, int r) const {
+  const std::vector<int>& banks = vector_banks(machine_.layout.vector_register_banks);
   std::uint32_t value = 0;
   for (int i = 0; i < 32; ++i) value |= std::uint32_t{bit(state, banks.at(r / 2), 0, r % 2, i)} << i;
   return value;
@@ -102,23 +129,54 @@ std::uint32_t MachineStateReader::vector_register(const engine::RecurrentStateVi
 // nibble n of a lane stored as the level 2^(n − 1).
 std::uint32_t MachineStateReader::vector_weight_word(const engine::RecurrentStateView& state,
                                                      std::uint32_t address) const {
-  const std::vector<int>& banks = machine_.layout.vector_weight_banks;
-  if (banks.empty()) fail("the {} machine has no vector unit", machine_.spec.name);
-  const compiler::HeadSlot& slot = bank_heads_[banks.at(address / cpu::kVectorWeightBankBytes)];
-  const int row = static_cast<int>((address >> 6) & 127), half = static_cast<int>((address >> 5) & 1);
-  const int first_lane = static_cast<int>((address >> 2) & 7) * cpu::kVectorWeightLanes;
-  const float* lanes = state.recurrent_head(slot.layer, 2 * slot.head + half).data() + row * compiler::kKeyDim + first_lane;
-  std::uint32_t word = 0;
-  for (int m = 0; m < cpu::kVectorWeightLanes; ++m) {
-    int nibble = 0;
-    while (nibble < (1 << cpu::kVectorWeightLaneBits) &&
-           lanes[m] != static_cast<float>(cpu::stored_level(nibble) * compiler::kBitValue))
-      ++nibble;
-    if (nibble == 1 << cpu::kVectorWeightLaneBits)
-      fail("machine state corrupt: weight memory word 0x{:05x} lane {} holds {} (not a stored level)", address, m, lanes[m]);
-    word |= static_cast<std::uint32_t>(nibble) << (cpu::kVectorWeightLaneBits * m);
+  const std::vector<int>& banks = vector_banks(machine_.layout.vector_weight_banks);
+  return levels(state, banks.at(address / cpu::kVectorWeightBankBytes), static_cast<int>((address >> 6) & 127),
+                static_cast<int>((address >> 5) & 1), static_cast<int>((address >> 2) & 7) * cpu::kVectorWeightLanes,
+                cpu::kVectorWeightLanes, cpu::kVectorWeightLaneBits, fmt::format("weight memory word 0x{:05x}", address));
+}
+
+// A 13-bit element from lane `first_lane` on: six lanes of two bits, then bit 12 alone.
+std::int16_t MachineStateReader::element(const engine::RecurrentStateView& state, int bank, int row, int half,
+                                         int first_lane, const std::string& what) const {
+  const int pairs = cpu::kVectorElementLanes - 1;
+  std::uint32_t bits = levels(state, bank, row, half, first_lane, pairs, 2, what);
+  bits |= levels(state, bank, row, half, first_lane + pairs, 1, 1, what) << (2 * pairs);
+  return sign_extended_element(bits);
+}
+
+// Bank element[7:5], row element[14:8], half element[4], lanes from 7·element[3:0].
+std::int16_t MachineStateReader::vector_activation(const engine::RecurrentStateView& state, std::uint32_t index) const {
+  const std::vector<int>& banks = vector_banks(machine_.layout.vector_activation_banks);
+  if (index >= program::kVectorActivationElements) fail("AM has no element {}", index);
+  return element(state, banks.at((index >> 5) & 7), static_cast<int>(index >> 8), static_cast<int>((index >> 4) & 1),
+                 cpu::kVectorElementLanes * static_cast<int>(index & 15), fmt::format("AM element {}", index));
+}
+
+std::int16_t MachineStateReader::vector_line_slot(const engine::RecurrentStateView& state, int k) const {
+  const std::vector<int>& banks = vector_banks(machine_.layout.vector_line_banks);
+  return element(state, banks.at(k / 2), 0, k % 2, 0, fmt::format("line buffer slot {}", k));
+}
+
+// Bank slot[4:0], row slot[11:5]: element i's bit b at bit 13i + b of the half's lanes of four bits.
+std::array<std::int16_t, program::kVectorKvElements> MachineStateReader::vector_kv_vector(
+    const engine::RecurrentStateView& state, std::uint32_t slot, int half) const {
+  const std::vector<int>& banks = vector_banks(machine_.layout.vector_kv_banks);
+  if (slot >= program::kVectorKvSlots) fail("the KV cache has no slot {}", slot);
+  const int bank = banks.at(slot % banks.size()), row = static_cast<int>(slot / banks.size());
+  std::vector<bool> bits;
+  for (int m = 0; m < cpu::kVectorKvLanes; ++m) {
+    const std::uint32_t nibble = levels(state, bank, row, half, m, 1, cpu::kVectorWeightLaneBits,
+                                        fmt::format("KV slot {} {}", slot, half ? "values" : "keys"));
+    for (int b = 0; b < cpu::kVectorWeightLaneBits; ++b) bits.push_back((nibble >> b & 1) != 0);
   }
-  return word;
+  std::array<std::int16_t, program::kVectorKvElements> vector{};
+  for (std::size_t i = 0; i < vector.size(); ++i) {
+    std::uint32_t element = 0;
+    for (int b = 0; b < cpu::kVectorElementBits; ++b)
+      element |= std::uint32_t{bits[cpu::kVectorElementBits * i + static_cast<std::size_t>(b)]} << b;
+    vector[i] = sign_extended_element(element);
+  }
+  return vector;
 }
 
 }  // namespace rvformer::verify

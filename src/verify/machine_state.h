@@ -1,11 +1,13 @@
 // verify/machine_state.h — reads the architectural state of the compiled machine (PC, registers,
-// RAM words, the big-integer unit's memories, the vector unit's weight memory) out of a model's GDN recurrent state, given where placement put each bank (the
-// compiled machine's bank_heads). Every lane must hold exactly 0 or the bit value V; anything else
-// is reported as corruption.
+// RAM words, the big-integer unit's memories, the vector unit's memories) out of a model's GDN
+// recurrent state, given where placement put each bank (the compiled machine's bank_heads). Every
+// lane must hold exactly 0 or the bit value V, or a stored level where a memory keeps several bits
+// a lane; anything else is reported as corruption.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "compiler/placement.h"
@@ -30,9 +32,22 @@ class MachineStateReader {
   std::uint32_t vector_weight_word(const engine::RecurrentStateView& state, std::uint32_t address) const;
   // Its configuration register r (VL, COLS, SRC, AUX, HS: the funct7 of the vu.set* that writes it).
   std::uint32_t vector_register(const engine::RecurrentStateView& state, int r) const;
+  // Its activation memory's element `element`, and slot k of vu.put's line buffer (13-bit values).
+  std::int16_t vector_activation(const engine::RecurrentStateView& state, std::uint32_t element) const;
+  std::int16_t vector_line_slot(const engine::RecurrentStateView& state, int k) const;
+  // Its KV cache's key vector (half 0) or value vector (half 1) of slot `slot`.
+  std::array<std::int16_t, program::kVectorKvElements> vector_kv_vector(const engine::RecurrentStateView& state,
+                                                                         std::uint32_t slot, int half) const;
 
  private:
   bool bit(const engine::RecurrentStateView& state, int bank, int row, int half, int lane) const;
+  // The values n of `count` lanes of `lane_bits` bits from `first_lane`, each stored as the level
+  // 0 or 2^(n − 1)·V, packed low lane first; `what` names them in the error for any other value.
+  std::uint32_t levels(const engine::RecurrentStateView& state, int bank, int row, int half, int first_lane, int count,
+                       int lane_bits, const std::string& what) const;
+  std::int16_t element(const engine::RecurrentStateView& state, int bank, int row, int half, int first_lane,
+                       const std::string& what) const;
+  const std::vector<int>& vector_banks(const std::vector<int>& banks) const;
 
   const cpu::Machine& machine_;
   std::vector<compiler::HeadSlot> bank_heads_;

@@ -4,8 +4,11 @@
 // gets the same on the machine that has it.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <random>
 #include <set>
+#include <span>
+#include <tuple>
 
 #include "circuit/graph.h"
 #include "compiler/emit.h"
@@ -285,7 +288,9 @@ void ablate(compiler::EmittedModel& model, const compiler::Placement& placement,
 // Runs `image` in lockstep (at most 100,000 instructions) on `machine` compiled with `unit`'s MLP
 // neurons zeroed. A broken machine may also break the trace protocol or its state code, which
 // counts as a difference too; errors before the run (loading) are not the ablation's doing.
-LockstepReport run_ablated(const cpu::Machine& machine, const program::ProgramImage& image, const std::string& unit) {
+// `inspect`, when given, sees the ablated machine's final state.
+LockstepReport run_ablated(const cpu::Machine& machine, const program::ProgramImage& image, const std::string& unit,
+                           const std::function<void(const MachineStateReader&, const engine::RecurrentStateView&)>& inspect = {}) {
   driver::program_load_tokens(image, driver::Protocol(machine.spec));
   circuit::CircuitGraph graph = circuit::analyze(machine.circuit);
   compiler::Placement placement = compiler::place(machine.circuit, graph);
@@ -304,6 +309,7 @@ LockstepReport run_ablated(const cpu::Machine& machine, const program::ProgramIm
     } catch (const Error& e) {
       report.difference = e.what();
     }
+    if (inspect) inspect(MachineStateReader(machine, placement.bank_head), weights.recurrent_state());
   }
   std::filesystem::remove_all(dir);
   return report;
@@ -383,19 +389,35 @@ TEST_F(BigintUnit, ZeroingTheRowAddersWeightsBreaksTheUnit) {
 
 using program::kVectorMap;
 
-// The machine with the vector unit (rvformer-vector), compiled to weights: its weight memory,
-// vu.wget and the configuration registers.
+// The machine with the vector unit (rvformer-vector), compiled to weights: its weight memory and
+// vu.wget, its activation memory with vu.put and vu.get, and the configuration registers.
 class VectorUnit : public CompiledMachineTest<program::kVectorMachine> {
  protected:
   // Every word of WM, read out of the weights' state, is the image's (zero past its end), and every
-  // configuration register the golden machine's at the end of the run.
+  // configuration register, line buffer slot, KV vector and AM element the golden machine's at the
+  // end of the run.
   static void expect_same_unit_state(const driver::FastModelMachine& weights, const program::ProgramImage& image) {
     MachineStateReader reader(*machine_, *bank_heads_);
     emulator::Emulator golden(image);
     golden.run(100'000'000, [](std::uint8_t) {});
     for (int r = 0; r < emulator::VectorUnit::kRegisterCount; ++r)
       EXPECT_EQ(reader.vector_register(weights.recurrent_state(), r), golden.vector_registers()[r]) << "register " << r;
+    for (int k = 0; k < cpu::kVectorLineElements; ++k)
+      EXPECT_EQ(reader.vector_line_slot(weights.recurrent_state(), k), golden.vector_line_buffer()[k]) << "line slot " << k;
     int differences = 0;
+    for (std::uint32_t slot = 0; slot < program::kVectorKvSlots && differences < 10; ++slot)
+      for (int half = 0; half < 2; ++half) {
+        const std::span<const std::int16_t> cache = half ? golden.vector_values() : golden.vector_keys();
+        const auto got = reader.vector_kv_vector(weights.recurrent_state(), slot, half);
+        const bool same = std::ranges::equal(got, cache.subspan(slot * program::kVectorKvElements, got.size()));
+        if (!same) ++differences;
+        EXPECT_TRUE(same) << "KV slot " << slot << (half ? " values" : " keys");
+      }
+    for (std::uint32_t e = 0; e < program::kVectorActivationElements && differences < 10; ++e) {
+      const std::int16_t got = reader.vector_activation(weights.recurrent_state(), e);
+      if (got != golden.vector_activations()[e]) ++differences;
+      EXPECT_EQ(got, golden.vector_activations()[e]) << "AM element " << e;
+    }
     for (std::uint32_t address = 0; address < program::kVectorWeightBytes && differences < 10; address += 4) {
       std::uint32_t expected = 0;
       for (std::uint32_t i = 0; i < 4 && address + i < image.weights.size(); ++i)
@@ -458,9 +480,9 @@ TEST_F(VectorUnit, VuWgetOutsideTheWeightMemoryTrapsAsOnTheGoldenMachine) {
   }
 }
 
-// Random instruction streams with vu.wget and the vu.set* among the rest, over a weight memory
-// whose first quarter is random, in lockstep; the configuration registers end as on the golden
-// machine.
+// Random instruction streams with vu.put, vu.get, vu.kput, vu.vput, vu.wget and the vu.set* among
+// the rest, over a weight memory whose first quarter is random, in lockstep; the configuration
+// registers, the line buffer, the KV cache and AM end as on the golden machine.
 TEST_F(VectorUnit, RandomInstructionStreamsRunInLockstep) {
   std::set<isa::Op> covered;
   for (std::uint64_t seed : {1u, 2u}) {
@@ -472,9 +494,137 @@ TEST_F(VectorUnit, RandomInstructionStreamsRunInLockstep) {
     expect_clean_exit(weights, image, "seed " + std::to_string(seed) + ": ");
     expect_same_unit_state(weights, image);
   }
-  for (isa::Op op : {isa::Op::kVuWget, isa::Op::kVuSetvl, isa::Op::kVuSetcols, isa::Op::kVuSetsrc, isa::Op::kVuSetaux,
+  for (isa::Op op : {isa::Op::kVuPut, isa::Op::kVuGet, isa::Op::kVuKput, isa::Op::kVuVput, isa::Op::kVuWget, isa::Op::kVuSetvl, isa::Op::kVuSetcols, isa::Op::kVuSetsrc, isa::Op::kVuSetaux,
                      isa::Op::kVuSeths})
     EXPECT_TRUE(covered.contains(op)) << isa::op_info(op).name << " never ran";
+}
+
+// What a program does with AM and the KV cache: puts (a first element and values, put element by
+// element with vu.put), then copies (vu.kput or vu.vput of an element into a slot), then reads
+// (vu.get into registers x6..x31 in turn, which the lockstep compares after every instruction).
+struct UnitAccesses {
+  std::vector<std::pair<std::uint32_t, std::vector<std::int32_t>>> puts;
+  std::vector<std::tuple<isa::Op, std::uint32_t, std::uint32_t>> copies;
+  std::vector<std::uint32_t> reads;
+};
+
+program::ProgramImage activation_program(const UnitAccesses& accesses) {
+  testing::Assembler a;
+  constexpr std::uint8_t kElement = 5, kValue = 6;
+  for (const auto& [first, values] : accesses.puts)
+    for (std::size_t k = 0; k < values.size(); ++k)
+      a.li(kElement, first + static_cast<std::uint32_t>(k))
+          .li(kValue, static_cast<std::uint32_t>(values[k]))
+          .add(isa::Op::kVuPut, 0, kElement, kValue, 0);
+  for (const auto& [op, element, slot] : accesses.copies) a.li(kElement, element).li(kValue, slot).add(op, 0, kElement, kValue, 0);
+  for (std::size_t i = 0; i < accesses.reads.size(); ++i)
+    a.li(kElement, accesses.reads[i]).add(isa::Op::kVuGet, static_cast<std::uint8_t>(6 + i % 26), kElement, 0, 0);
+  return a.exit_and_link(kVectorMap);
+}
+
+std::vector<std::int32_t> random_elements(std::mt19937& random, std::size_t count) {
+  std::vector<std::int32_t> values(count);
+  for (std::int32_t& v : values) v = static_cast<std::int32_t>(random() % 8192) - 4096;
+  return values;
+}
+
+// Random 13-bit lines into the first and last rows and a random row of every bank and half, one
+// line overwritten, one left without its last element and one put out of order, in lockstep with
+// vu.get reading random elements of them; every AM element and line buffer slot ends as on the
+// golden machine.
+TEST_F(VectorUnit, ActivationLinesPutAndGetInLockstep) {
+  std::mt19937 random(21);
+  const std::uint32_t line = cpu::kVectorLineElements, last = program::kVectorActivationElements - line;
+  UnitAccesses accesses{.puts = {{0, random_elements(random, line)}, {last, random_elements(random, line)}}};
+  for (std::uint32_t half_line = 0; half_line < 16; ++half_line)
+    accesses.puts.push_back({256 * (random() % 128) + line * half_line, random_elements(random, line)});
+  accesses.puts.push_back({0, random_elements(random, line)});
+  accesses.puts.push_back({line * 40, random_elements(random, line - 1)});
+  for (const auto& [first, values] : accesses.puts)
+    for (int i = 0; i < 3; ++i) accesses.reads.push_back(first + static_cast<std::uint32_t>(random() % values.size()));
+  accesses.reads.push_back(last + line - 1);
+  program::ProgramImage image = activation_program(accesses);
+  driver::FastModelMachine weights(*model_);
+  expect_clean_exit(weights, image);
+  expect_same_unit_state(weights, image);
+}
+
+// vu.kput and vu.vput copy AM rows of 32 random elements (every bank's, the first and the last)
+// into the first and last slots and a slot in every KV bank, and then overwrite some of them with
+// smaller values and zeros; every KV vector ends as on the golden machine.
+TEST_F(VectorUnit, KvVectorsCopyFromActivationRowsInLockstep) {
+  std::mt19937 random(22);
+  const std::uint32_t row = program::kVectorKvElements, last_row = program::kVectorActivationElements - row;
+  UnitAccesses accesses;
+  std::vector<std::uint32_t> rows{0, last_row};
+  for (std::uint32_t bank = 0; bank < 8; ++bank) rows.push_back(256 * (random() % 128) + row * bank);
+  for (std::uint32_t first : rows) accesses.puts.push_back({first, random_elements(random, row)});
+  accesses.puts.push_back({row * 300, std::vector<std::int32_t>(row, -4096)});
+  accesses.puts.push_back({row * 301, std::vector<std::int32_t>(row, 0)});
+  const std::uint32_t last_slot = program::kVectorKvSlots - 1;
+  auto copy = [&](std::uint32_t slot, std::uint32_t from) {
+    accesses.copies.push_back({random() % 2 ? isa::Op::kVuKput : isa::Op::kVuVput, from, slot});
+  };
+  for (std::uint32_t slot : {0u, last_slot}) {
+    accesses.copies.push_back({isa::Op::kVuKput, rows[random() % rows.size()], slot});
+    accesses.copies.push_back({isa::Op::kVuVput, rows[random() % rows.size()], slot});
+  }
+  for (std::uint32_t bank = 0; bank < 32; ++bank) copy(32 * (random() % 128) + bank, rows[random() % rows.size()]);
+  for (isa::Op op : {isa::Op::kVuKput, isa::Op::kVuVput}) {  // downwards: the smallest values, then zeros
+    accesses.copies.push_back({op, row * 300, 0});
+    accesses.copies.push_back({op, row * 301, last_slot});
+  }
+  accesses.reads = {0, last_row + row - 1};
+  program::ProgramImage image = activation_program(accesses);
+  driver::FastModelMachine weights(*model_);
+  expect_clean_exit(weights, image);
+  expect_same_unit_state(weights, image);
+}
+
+// vu.put at an element past AM or of a value outside −4096..4095, and vu.get past AM, are illegal
+// instructions, reported as the golden machine reports them.
+TEST_F(VectorUnit, ActivationAccessesOutOfRangeTrapAsOnTheGoldenMachine) {
+  const std::uint32_t end = program::kVectorActivationElements, slots = program::kVectorKvSlots;
+  using isa::Op;
+  const UnitAccesses cases[] = {
+      {.puts = {{end, {7}}}},
+      {.puts = {{0x80000000u, {7}}}},
+      {.puts = {{15, {4096}}}},
+      {.puts = {{15, {-4097}}}},
+      {.puts = {{15, {0x10000005}}}},
+      {.reads = {end}},
+      {.reads = {0xFFFFFFFFu}},
+      {.copies = {{Op::kVuKput, 16, 0}}},
+      {.copies = {{Op::kVuKput, 1, 0}}},
+      {.copies = {{Op::kVuVput, end, 0}}},
+      {.copies = {{Op::kVuKput, 0, slots}}},
+      {.copies = {{Op::kVuVput, 0, 0xFFFFFFFFu}}},
+  };
+  for (const UnitAccesses& c : cases) {
+    program::ProgramImage image = activation_program(c);
+    driver::FastModelMachine weights(*model_);
+    LockstepReport report = run_lockstep(*machine_, *bank_heads_, weights, image, {});
+    EXPECT_FALSE(report.difference) << *report.difference;
+    EXPECT_EQ(report.ending.find("trap: illegal instruction"), 0u) << report.ending;
+  }
+}
+
+TEST_F(VectorUnit, ZeroingVuGetsElementDecoderBreaksTheUnit) {
+  LockstepReport report =
+      run_ablated(*machine_, activation_program({.puts = {{0, std::vector<std::int32_t>(16, -5)}}, .reads = {3}}), "vector.am.get");
+  ASSERT_TRUE(report.difference) << "vu.get worked without its decoder";
+}
+
+// Without the neurons that turn an AM row into the KV cache's lanes, a copied vector is lost (the
+// run itself, which never reads the cache, goes on).
+TEST_F(VectorUnit, ZeroingTheKvCachesLaneLevelsLosesTheCopy) {
+  const std::vector<std::int32_t> values(program::kVectorKvElements, 1000);
+  bool lost = false;
+  run_ablated(*machine_, activation_program({.puts = {{0, values}}, .copies = {{isa::Op::kVuKput, 0, 5}}}), "vector.kv",
+              [&](const MachineStateReader& reader, const engine::RecurrentStateView& state) {
+                lost = reader.vector_kv_vector(state, 5, 0)[0] != 1000;
+              });
+  EXPECT_TRUE(lost) << "the key vector was copied without the unit's neurons";
 }
 
 TEST_F(VectorUnit, ZeroingVuWgetsWordDecoderBreaksTheUnit) {
