@@ -258,19 +258,28 @@ struct ThreeWays {
 };
 
 // The residual leads with the constant dimensions its width balances (the width over their count a
-// power of 4) and the data sits after them, whatever base model it follows: also where the data
-// needs more constant dimensions than the first allocation left room for.
+// power of 4, the narrowest such width) and the data sits after them, whatever base model it
+// follows: also where the data needs more constant dimensions than the first allocation left room
+// for.
 TEST_F(CompilerTest, TheDataSitsAfterTheConstantDimensionsTheWidthBalances) {
   ToyMachine m;
   CircuitGraph graph = analyze(m.c);
   std::set<int> constant_counts;
-  for (int base = 0; base < 64; ++base) {
+  for (int base = 0; base < 256; ++base) {
     Placement p = place(m.c, graph, {.min_layers = 1, .base_hidden = base});
     constant_counts.insert(p.constant_dims);
     ASSERT_EQ(p.hidden_size % p.constant_dims, 0) << "base " << base;
     int quotient = p.hidden_size / p.constant_dims;
     while (quotient % 4 == 0) quotient /= 4;
     EXPECT_EQ(quotient, 1) << "base " << base << ": width " << p.hidden_size << ", " << p.constant_dims << " constants";
+    // And no narrower width would hold the data with any number of constants.
+    const int data = *std::ranges::max_element(p.signal_dim) + 1 - base - p.constant_dims;
+    for (int total = base + data + kMinConstantDims; total < p.hidden_size; ++total)
+      for (int constants = kMinConstantDims; base + data + constants <= total; ++constants) {
+        int rest = total % constants == 0 ? total / constants : 3;
+        while (rest % 4 == 0) rest /= 4;
+        EXPECT_NE(rest, 1) << "base " << base << ": width " << total << " with " << constants << " constants fits";
+      }
     EXPECT_EQ(p.signal_dim[circuit::kOne], base);
     for (std::size_t s = 0; s < p.signal_dim.size(); ++s) {
       if (s == circuit::kOne) continue;

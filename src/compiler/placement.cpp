@@ -281,12 +281,13 @@ void allocate_dims(const circuit::Circuit& circuit, Placement& p, const Lifetime
   p.hidden_size = next_dim;
 }
 
-// The machine's width: at least `needed` data dimensions plus its constant dimensions, such that
-// the whole residual (base + machine) divided by the number of constant dimensions is a power of
-// four; then the RMSNorm scale of every layer is an exact power of two (docs/circuit-encoding.md).
+// The machine's narrowest width: at least `needed` data dimensions plus its constant dimensions
+// (at least kMinConstantDims, as many as it takes), such that the whole residual (base + machine)
+// divided by the number of constant dimensions is a power of four; then the RMSNorm scale of every
+// layer is an exact power of two (docs/circuit-encoding.md).
 int padded_width(int needed, int base, int& constant_dims) {
   for (int width = needed + kMinConstantDims;; ++width) {
-    for (int dims = kMinConstantDims; dims <= kMaxConstantDims && needed + dims <= width; ++dims) {
+    for (int dims = kMinConstantDims; needed + dims <= width; ++dims) {
       int total = base + width;
       if (total % dims) continue;
       int quotient = total / dims;
