@@ -19,6 +19,9 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kInfoFile = "rvformer-machine.json";
+// A cached machine that nothing has loaded for this long is removed when a new one is compiled: each
+// build of the machine's sources makes a new one, and the old ones are never loaded again.
+constexpr std::chrono::hours kCachedMachineLifetime{24 * 30};
 
 std::string hex(std::uint64_t value) { return fmt::format("{:016x}", value); }
 
@@ -219,13 +222,19 @@ fs::path machine_checkpoint(const cpu::Machine& machine, const std::optional<fs:
   fs::path directory = cache_root() / ("machine-" + hex(fingerprint) +
                                        (base_hidden ? fmt::format("-after-{}", base_hidden) : std::string()));
   check_output_directory(directory);
-  if (fs::exists(directory / kInfoFile)) return directory;
+  if (fs::exists(directory / kInfoFile)) {
+    mark_cache_entry_used(directory);
+    return directory;
+  }
   fs::create_directories(directory.parent_path());
   // Concurrent runs (parallel tests, two shells) compile once: the others wait for the lock.
   CacheLock lock(directory.string() + ".lock");
   if (fs::exists(directory / kInfoFile)) return directory;
   progress("compiling the machine into weights (once per build; cached in " + directory.string() + ")");
   compile_machine(machine, directory, progress, {.base_hidden = base_hidden});
+  if (int removed = prune_cache(directory.parent_path(), "machine-", kCachedMachineLifetime))
+    progress(fmt::format("removed {} cached machine{} unused for {} days", removed, removed == 1 ? "" : "s",
+                         kCachedMachineLifetime.count() / 24));
   return directory;
 }
 

@@ -26,4 +26,25 @@ CacheLock::CacheLock(const std::string& path) : fd_(::open(path.c_str(), O_RDWR 
 
 CacheLock::~CacheLock() { ::close(fd_); }
 
+void mark_cache_entry_used(const std::filesystem::path& entry) {
+  std::error_code ignored;
+  std::filesystem::last_write_time(entry, std::filesystem::file_time_type::clock::now(), ignored);
+}
+
+int prune_cache(const std::filesystem::path& root, const std::string& prefix, std::chrono::hours unused_for) {
+  namespace fs = std::filesystem;
+  const auto oldest = fs::file_time_type::clock::now() - unused_for;
+  std::error_code error;
+  int removed = 0;
+  for (const fs::directory_entry& entry : fs::directory_iterator(root, error)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with(prefix) || !entry.is_directory(error) || entry.last_write_time(error) >= oldest || error)
+      continue;
+    if (fs::remove_all(entry.path(), error) == static_cast<std::uintmax_t>(-1) || error) continue;
+    fs::remove(entry.path().string() + ".lock", error);
+    ++removed;
+  }
+  return removed;
+}
+
 }  // namespace rvformer

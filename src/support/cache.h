@@ -1,7 +1,10 @@
-// support/cache.h — rvformer's cache directory (compiled machines, built interpreter images) and an
-// advisory lock that keeps two processes from filling the same cache entry at once.
+// support/cache.h — rvformer's cache directory (compiled machines, built interpreter images), an
+// advisory lock that keeps two processes from filling the same cache entry at once, and the pruning
+// of entries nothing has used for a long time (every build of the machine's sources compiles a new
+// one of some hundreds of megabytes).
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 
@@ -22,5 +25,13 @@ class CacheLock {
  private:
   int fd_;
 };
+
+// Records that the cache entry `entry` (a directory) is in use: its modification time becomes now.
+void mark_cache_entry_used(const std::filesystem::path& entry);
+
+// Removes the directories in `root` whose names start with `prefix` and that were last marked used
+// (or written) longer than `unused_for` ago, with their lock files; returns how many it removed.
+// Best effort: an entry it cannot remove stays.
+int prune_cache(const std::filesystem::path& root, const std::string& prefix, std::chrono::hours unused_for);
 
 }  // namespace rvformer
