@@ -276,9 +276,10 @@ TEST_F(CompilerTest, TheDataSitsAfterTheConstantDimensionsTheWidthBalances) {
     const int data = *std::ranges::max_element(p.signal_dim) + 1 - base - p.constant_dims;
     for (int total = base + data + kMinConstantDims; total < p.hidden_size; ++total)
       for (int constants = kMinConstantDims; base + data + constants <= total; ++constants) {
-        int rest = total % constants == 0 ? total / constants : 3;
-        while (rest % 4 == 0) rest /= 4;
-        EXPECT_NE(rest, 1) << "base " << base << ": width " << total << " with " << constants << " constants fits";
+        if (total % constants != 0) continue;
+        int narrower = total / constants;
+        while (narrower % 4 == 0) narrower /= 4;
+        EXPECT_NE(narrower, 1) << "base " << base << ": width " << total << " with " << constants << " constants fits";
       }
     EXPECT_EQ(p.signal_dim[circuit::kOne], base);
     for (std::size_t s = 0; s < p.signal_dim.size(); ++s) {

@@ -95,12 +95,6 @@ void MachineBuilder::add_loader() {
   auto add_level = [&](SignalId lane, const std::vector<Literal>& literals, const Form& condition, double value) {
     g.add_all(lane, literals, condition, value);
   };
-  // Two bits as a stored level: 1·[a ∧ ¬b] + 2·[¬a ∧ b] + 4·[a ∧ b].
-  auto add_pair = [&](SignalId lane, const std::vector<Literal>& commit, SignalId a, SignalId b) {
-    add_level(lane, join(commit, {lit(a), nlit(b)}), Form(), 1);
-    add_level(lane, join(commit, {nlit(a), lit(b)}), Form(), 2);
-    add_level(lane, join(commit, {lit(a), lit(b)}), Form(), 4);
-  };
 
   Bits code = half_row_bits(kCodeSlots - 1);
   for (int s = 0; s < kInstructionsPerHalf; ++s) {
@@ -120,16 +114,14 @@ void MachineBuilder::add_loader() {
       }
     }
     add_level(lanes[2], join(commit_code, {lit(word[7])}), Form(), level(0, 1));
-    for (int m = 3; m < kInstructionLanes; ++m) add_pair(lanes[m], commit_code, word[2 * m + 2], word[2 * m + 3]);
+    add_bits_as_levels(g, std::vector<SignalId>(lanes.begin() + 3, lanes.end()), slice(word, 8, 24), commit_code, 2);
     staged_.code_lanes.push_back(lanes);
   }
   Bits rodata = half_row_bits(kRodataSlots - 1);
   for (int w = 0; w < kRodataWordsPerHalf; ++w) {
     std::vector<SignalId> lanes;
-    for (int m = 0; m < kWordLanes; ++m) {
-      lanes.push_back(stored("rodata" + std::to_string(w) + "[" + std::to_string(m) + "]"));
-      add_pair(lanes.back(), commit_rodata, rodata[32 * w + 2 * m], rodata[32 * w + 2 * m + 1]);
-    }
+    for (int m = 0; m < kWordLanes; ++m) lanes.push_back(stored("rodata" + std::to_string(w) + "[" + std::to_string(m) + "]"));
+    add_bits_as_levels(g, lanes, slice(rodata, 32 * w, 32), commit_rodata, 2);
     staged_.rodata_lanes.push_back(lanes);
   }
   if (!spec_.vector_weight_bytes) return;
@@ -137,17 +129,13 @@ void MachineBuilder::add_loader() {
   std::vector<Literal> commit_weights =
       join({lit(in_.stage_slot[kVectorWeightSlots - 1])}, staged_.vector_weight_region);
   Bits weights = half_row_bits(kVectorWeightSlots - 1);
-  const int levels = 1 << kVectorWeightLaneBits;
+  const double top_level = stored_level((1 << kVectorWeightLaneBits) - 1);
   for (int w = 0; w < kVectorWeightWordsPerHalf; ++w) {
     std::vector<SignalId> lanes;
-    for (int m = 0; m < kVectorWeightLanes; ++m) {
-      lanes.push_back(c_.add_stored_levels_signal("load.weights" + std::to_string(w) + "[" + std::to_string(m) + "]",
-                                                  stored_level(levels - 1)));
-      const int first_bit = 32 * w + kVectorWeightLaneBits * m;
-      for (int n = 1; n < levels; ++n)
-        add_level(lanes.back(), join(commit_weights, match_bits(weights, first_bit, kVectorWeightLaneBits, n)), Form(),
-                  stored_level(n));
-    }
+    for (int m = 0; m < kVectorWeightLanes; ++m)
+      lanes.push_back(
+          c_.add_stored_levels_signal("load.weights" + std::to_string(w) + "[" + std::to_string(m) + "]", top_level));
+    add_bits_as_levels(g, lanes, slice(weights, 32 * w, 32), commit_weights, kVectorWeightLaneBits);
     staged_.vector_weight_lanes.push_back(lanes);
   }
 }

@@ -33,7 +33,9 @@ inline constexpr int kVectorWeightBankBytes = kRowsPerBank * 2 * kVectorWeightWo
 // AM: a half-row holds a line of 16 elements of 13 bits, two bits a lane (the top lane one bit),
 // so a row of the 8 banks holds 256 elements.
 inline constexpr int kVectorElementBits = 13;
-inline constexpr int kVectorElementLanes = (kVectorElementBits + 1) / 2;
+inline constexpr int kVectorElementLaneBits = 2;
+inline constexpr int kVectorElementLanes = (kVectorElementBits + kVectorElementLaneBits - 1) / kVectorElementLaneBits;
+inline constexpr int kVectorElementAddressBits = 15;  // AM's 32,768 elements
 inline constexpr int kVectorLineElements = static_cast<int>(program::kVectorLineElements);
 inline constexpr int kVectorActivationBanks =
     static_cast<int>(program::kVectorActivationElements) / (kRowsPerBank * 2 * kVectorLineElements);
@@ -41,7 +43,8 @@ inline constexpr int kVectorActivationBanks =
 // elements of 13 bits packed four bits a lane.
 inline constexpr int kVectorKvBanks = static_cast<int>(program::kVectorKvSlots) / kRowsPerBank;
 inline constexpr int kVectorKvVectorBits = static_cast<int>(program::kVectorKvElements) * kVectorElementBits;
-inline constexpr int kVectorKvLanes = kVectorKvVectorBits / kVectorWeightLaneBits;
+inline constexpr int kVectorKvLaneBits = 4;
+inline constexpr int kVectorKvLanes = kVectorKvVectorBits / kVectorKvLaneBits;
 
 // Where each part of the machine state is, as circuit bank indices.
 struct MachineLayout {

@@ -122,10 +122,14 @@ struct Control {
 };
 
 // Stored-level lanes back as bits, when `select` holds (literals): lane m of `lanes` holds bits
-// [lane_bits·m, lane_bits·(m + 1)) of `bits` as the level 0 or 2^(n − 1) for the value n, read by
-// one ramp per level but the highest.
+// [lane_bits·m, lane_bits·(m + 1)) of `bits` (the last lane may hold fewer) as the level 0 or
+// 2^(n − 1) for the value n, read by one ramp per level but the highest.
 void add_levels_as_bits(Gates& g, const std::vector<SignalId>& lanes, const std::vector<Literal>& select,
                         const std::vector<SignalId>& bits, int lane_bits = 2);
+// The converse: adds to each stored-levels signal in `lanes` the level of its bits of `bits`, laid
+// out as above, when `when` holds: one AND for each non-zero value.
+void add_bits_as_levels(Gates& g, const std::vector<SignalId>& lanes, const std::vector<SignalId>& bits,
+                        const std::vector<Literal>& when, int lane_bits);
 
 // A loaded image row, as the lane values it is written with.
 struct StagedRow {

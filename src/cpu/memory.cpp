@@ -8,6 +8,7 @@
 // (docs/trace-protocol.md). Addresses select banks and rows in binary; the one-stage sums of the
 // low address bits come first, the whole 32-bit addresses (for region checks and fault reports) a
 // stage later.
+#include <algorithm>
 #include <cmath>
 
 #include "cpu/machine_builder.h"
@@ -49,23 +50,35 @@ SignalId top_bits_equal(Gates& g, const std::string& name, const Bits& rs1, cons
 // one ramp at each level but the highest, weighted by the change of its slope there.
 void add_levels_as_bits(Gates& g, const std::vector<SignalId>& lanes, const std::vector<Literal>& select,
                         const std::vector<SignalId>& bits, int lane_bits) {
-  const int values = 1 << lane_bits;
-  const double off_weight = 2 * stored_level(values - 1);
+  const double off_weight = 2 * stored_level((1 << lane_bits) - 1);
   Form off;
   for (const Literal& l : select) off += l.negated ? F(l.signal) : Form(1.0) - F(l.signal);
-  auto slope = [&](int bit, int n) {  // of bit `bit` between the levels of n and n + 1
-    if (n < 0 || n + 1 >= values) return 0.0;
-    return (((n + 1) >> bit & 1) - (n >> bit & 1)) / (stored_level(n + 1) - stored_level(n));
-  };
   for (std::size_t m = 0; m < lanes.size(); ++m) {
+    const int first = lane_bits * static_cast<int>(m);
+    const int lane_width = std::min(lane_bits, static_cast<int>(bits.size()) - first);
+    const int values = 1 << lane_width;
+    auto slope = [&](int bit, int n) {  // of bit `bit` between the levels of n and n + 1
+      if (n < 0 || n + 1 >= values) return 0.0;
+      return (((n + 1) >> bit & 1) - (n >> bit & 1)) / (stored_level(n + 1) - stored_level(n));
+    };
     Form x = F(lanes[m]) - off_weight * off;
     for (int n = 0; n + 1 < values; ++n) {
       std::vector<circuit::Term> down;
-      for (int bit = 0; bit < lane_bits; ++bit)
-        if (double change = slope(bit, n) - slope(bit, n - 1); change != 0)
-          down.push_back({bits[lane_bits * m + bit], change});
+      for (int bit = 0; bit < lane_width; ++bit)
+        if (double change = slope(bit, n) - slope(bit, n - 1); change != 0) down.push_back({bits[first + bit], change});
       g.circuit().add_neuron({(x - stored_level(n)).terms(), Form(1.0).terms(), down, 1, g.unit()});
     }
+  }
+}
+
+void add_bits_as_levels(Gates& g, const std::vector<SignalId>& lanes, const std::vector<SignalId>& bits,
+                        const std::vector<Literal>& when, int lane_bits) {
+  for (std::size_t m = 0; m < lanes.size(); ++m) {
+    const int first = lane_bits * static_cast<int>(m);
+    const int lane_width = std::min(lane_bits, static_cast<int>(bits.size()) - first);
+    for (int n = 1; n < 1 << lane_width; ++n)
+      g.add_all(lanes[m], join(when, match_bits(bits, first, lane_width, static_cast<std::uint32_t>(n))), Form(),
+                stored_level(n));
   }
 }
 

@@ -4,9 +4,10 @@
 // in the six passes after a FAULT, HI report words; the PC past the code ROM, FAULT; a resync,
 // the jump family for pc; and for an executing instruction: a trap, FAULT(cause); a jump or taken
 // branch, the jump family; OUT, EXIT or WANT for the MMIO registers; HI for the kept bytes of a
-// byte or halfword store, or the first pass of vu.kput and vu.vput; a long division's DIV or remainder piece; a value (its first pass, or
-// after TOP or HI); otherwise plain. A jump is near (JUMP) when its target keeps the base's bits above the low 12,
-// else FAR then JLO (docs/trace-protocol.md).
+// byte or halfword store, or in the first pass of vu.kput and vu.vput; a long division's DIV or
+// remainder piece; a value (its first pass, or after TOP or HI); otherwise plain. A jump is near
+// (JUMP) when its target keeps the base's bits above the low 12, else FAR then JLO
+// (docs/trace-protocol.md).
 #include <tuple>
 
 #include "cpu/machine_builder.h"

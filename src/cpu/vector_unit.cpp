@@ -1,8 +1,8 @@
 // cpu/vector_unit.cpp — the vector unit's part of the machine so far (docs/vector-unit.md): its
 // weight memory (WM), filled by the loader from the program image's third part, vu.wget, which
 // reads a word of it into rd; its activation memory (AM), which vu.put writes a line at a time
-// through a line buffer and vu.get reads an element of; and the configuration registers the
-// vu.set* instructions write.
+// through a line buffer and vu.get reads an element of; its KV cache, which vu.kput and vu.vput
+// fill from AM rows; and the configuration registers the vu.set* instructions write.
 //
 // WM is banks of 128 rows × 16 words (8 per half) at four bits a lane, each lane the level 0 or
 // 2^(n − 1) of its nibble n: a word takes 8 lanes, a bank 8 KiB, so 384 KiB take 48 banks where two
@@ -88,12 +88,11 @@ std::vector<std::vector<SignalId>> MachineBuilder::add_vector_activation_memory(
   const SignalId put = decoded_.op[kVuPut], get = decoded_.op[kVuGet];
   const Bits& element = operands_.rs1;
   const Bits& value = operands_.rs2;
-  constexpr int kElementBits = 15;  // AM's 32,768 elements
-  static_assert(kVectorActivationBanks * kRowsPerBank * 2 * kVectorLineElements == 1 << kElementBits);
+  static_assert(kVectorActivationBanks * kRowsPerBank * 2 * kVectorLineElements == 1 << kVectorElementAddressBits);
 
   // Out of range: an element past AM, or a put value whose bits 31..12 are not all equal.
   Form high_bits;
-  for (int i = kElementBits; i < 32; ++i) high_bits += F(element[i]);
+  for (int i = kVectorElementAddressBits; i < 32; ++i) high_bits += F(element[i]);
   SignalId element_outside = g.any("element_outside", high_bits);
   Form sign_bits;
   for (int i = kVectorElementBits - 1; i < 32; ++i) sign_bits += F(value[i]);
@@ -110,17 +109,9 @@ std::vector<std::vector<SignalId>> MachineBuilder::add_vector_activation_memory(
   // last lane), in the line buffer's slot k, written by a legal put at an element ≡ k; the buffer is
   // read every pass.
   std::vector<SignalId> value_levels;
-  for (int m = 0; m < kVectorElementLanes; ++m) {
+  for (int m = 0; m < kVectorElementLanes; ++m)
     value_levels.push_back(c_.add_stored_levels_signal("vector.am.value_level[" + std::to_string(m) + "]"));
-    const SignalId low = value[2 * m];
-    if (2 * m + 1 == kVectorElementBits) {
-      g.add_all(value_levels.back(), {lit(low)}, Form(), stored_level(1));
-      continue;
-    }
-    const SignalId high = value[2 * m + 1];
-    for (int n = 1; n < 4; ++n)
-      g.add_all(value_levels.back(), {n & 1 ? lit(low) : nlit(low), n & 2 ? lit(high) : nlit(high)}, Form(), stored_level(n));
-  }
+  add_bits_as_levels(g, value_levels, slice(value, 0, kVectorElementBits), {}, kVectorElementLaneBits);
   std::vector<SignalId> puts_slot;
   for (int k = 0; k < kVectorLineElements; ++k)
     puts_slot.push_back(g.all("put_slot" + std::to_string(k),
@@ -169,13 +160,9 @@ std::vector<std::vector<SignalId>> MachineBuilder::add_vector_activation_memory(
   Gates r = g.sub("get");
   Bits bits;
   for (int i = 0; i < kVectorElementBits; ++i) bits.push_back(r.signal("bit[" + std::to_string(i) + "]"));
-  const std::vector<SignalId> low_bits(bits.begin(), bits.end() - 1), top_bit{bits.back()};
-  for (int slot = 0; slot < 2 * kVectorLineElements; ++slot) {
-    const std::vector<Literal> select = join(match_bits(element, 0, 5, static_cast<std::uint32_t>(slot)), {lit(get)});
-    const std::vector<SignalId>& lanes = read[slot];
-    add_levels_as_bits(r, std::vector<SignalId>(lanes.begin(), lanes.end() - 1), select, low_bits, 2);
-    add_levels_as_bits(r, {lanes.back()}, select, top_bit, 1);
-  }
+  for (int slot = 0; slot < 2 * kVectorLineElements; ++slot)
+    add_levels_as_bits(r, read[slot], join(match_bits(element, 0, 5, static_cast<std::uint32_t>(slot)), {lit(get)}), bits,
+                       kVectorElementLaneBits);
   Forms word = forms_of(bits);
   word.resize(32, F(bits.back()));
   write_result(word, "vector.get", {nlit(illegal_get)});
@@ -193,7 +180,7 @@ void MachineBuilder::add_vector_kv_cache(const std::vector<std::vector<SignalId>
   // Out of range: an element not a multiple of 32 or past AM, a slot past the cache.
   Form outside;
   for (int i = 0; i < 32; ++i)
-    if (i < kBankBits || i >= 15) outside += F(element[i]);
+    if (i < kBankBits || i >= kVectorElementAddressBits) outside += F(element[i]);
   for (int i = kSlotBits; i < 32; ++i) outside += F(slot[i]);
   SignalId kv_outside = g.any("outside", outside);
   SignalId illegal = g.signal("illegal");
@@ -212,22 +199,14 @@ void MachineBuilder::add_vector_kv_cache(const std::vector<std::vector<SignalId>
   Gates d = g.sub("bits");
   Bits bits;
   for (int i = 0; i < kVectorKvVectorBits; ++i) bits.push_back(d.signal("bit[" + std::to_string(i) + "]"));
-  for (int k = 0; k < static_cast<int>(program::kVectorKvElements); ++k) {
-    const std::vector<SignalId>& lanes = am_row[k];
-    const auto first = bits.begin() + kVectorElementBits * k;
-    add_levels_as_bits(d, std::vector<SignalId>(lanes.begin(), lanes.end() - 1), {lit(to_kv)},
-                       std::vector<SignalId>(first, first + kVectorElementBits - 1), 2);
-    add_levels_as_bits(d, {lanes.back()}, {lit(to_kv)}, {*(first + kVectorElementBits - 1)}, 1);
-  }
-  const int levels = 1 << kVectorWeightLaneBits;
+  for (int k = 0; k < static_cast<int>(program::kVectorKvElements); ++k)
+    add_levels_as_bits(d, am_row[k], {lit(to_kv)}, slice(bits, kVectorElementBits * k, kVectorElementBits),
+                       kVectorElementLaneBits);
   std::vector<SignalId> lanes;
-  for (int m = 0; m < kVectorKvLanes; ++m) {
-    lanes.push_back(c_.add_stored_levels_signal("vector.kv.level[" + std::to_string(m) + "]", stored_level(levels - 1)));
-    for (int n = 1; n < levels; ++n)
-      g.add_all(lanes.back(), join(match_bits(bits, kVectorWeightLaneBits * m, kVectorWeightLaneBits, n),
-                                   {lit(control_.hi_position[1])}),
-                Form(), stored_level(n));
-  }
+  for (int m = 0; m < kVectorKvLanes; ++m)
+    lanes.push_back(c_.add_stored_levels_signal("vector.kv.level[" + std::to_string(m) + "]",
+                                                stored_level((1 << kVectorKvLaneBits) - 1)));
+  add_bits_as_levels(g, lanes, bits, {lit(control_.hi_position[1])}, kVectorKvLaneBits);
   for (int b = 0; b < kVectorKvBanks; ++b) {
     circuit::Bank bank{"vector.kv" + std::to_string(b), kRowsPerBank};
     bank.has_write = true;

@@ -1,6 +1,7 @@
 // verify/machine_state.cpp — see machine_state.h.
 #include "verify/machine_state.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -10,6 +11,13 @@
 
 namespace rvformer::verify {
 namespace {
+
+// Bits [first, first + count) of `bits` as a number, low bit first.
+std::uint32_t packed(const std::vector<bool>& bits, std::size_t first, int count) {
+  std::uint32_t value = 0;
+  for (int b = 0; b < count; ++b) value |= std::uint32_t{bits[first + static_cast<std::size_t>(b)]} << b;
+  return value;
+}
 
 // A 13-bit value's bits as the number.
 std::int16_t sign_extended_element(std::uint32_t bits) {
@@ -104,18 +112,20 @@ const std::vector<int>& MachineStateReader::vector_banks(const std::vector<int>&
   return banks;
 }
 
-std::uint32_t MachineStateReader::levels(const engine::RecurrentStateView& state, int bank, int row, int half,
-                                         int first_lane, int count, int lane_bits, const std::string& what) const {
+std::vector<bool> MachineStateReader::level_bits(const engine::RecurrentStateView& state, int bank, int row, int half,
+                                                 int first_lane, int count, int lane_bits,
+                                                 const std::function<std::string()>& what) const {
   const compiler::HeadSlot& slot = bank_heads_[bank];
   const float* lanes = state.recurrent_head(slot.layer, 2 * slot.head + half).data() + row * compiler::kKeyDim + first_lane;
-  std::uint32_t value = 0;
-  for (int m = 0; m < count; ++m) {
+  std::vector<bool> bits;
+  for (int m = 0; static_cast<int>(bits.size()) < count; ++m) {
+    const int width = std::min(lane_bits, count - static_cast<int>(bits.size()));
     int n = 0;
-    while (n < (1 << lane_bits) && lanes[m] != static_cast<float>(cpu::stored_level(n) * compiler::kBitValue)) ++n;
-    if (n == 1 << lane_bits) fail("machine state corrupt: {} lane {} holds {} (not a stored level)", what, m, lanes[m]);
-    value |= static_cast<std::uint32_t>(n) << (lane_bits * m);
+    while (n < (1 << width) && lanes[m] != static_cast<float>(cpu::stored_level(n) * compiler::kBitValue)) ++n;
+    if (n == 1 << width) fail("machine state corrupt: {} lane {} holds {} (not a stored level)", what(), m, lanes[m]);
+    for (int b = 0; b < width; ++b) bits.push_back((n >> b & 1) != 0);
   }
-  return value;
+  return bits;
 }
 
 std::uint32_t MachineStateReader::vector_register(const engine::RecurrentStateView& state, int r) const {
@@ -130,18 +140,18 @@ std::uint32_t MachineStateReader::vector_register(const engine::RecurrentStateVi
 std::uint32_t MachineStateReader::vector_weight_word(const engine::RecurrentStateView& state,
                                                      std::uint32_t address) const {
   const std::vector<int>& banks = vector_banks(machine_.layout.vector_weight_banks);
-  return levels(state, banks.at(address / cpu::kVectorWeightBankBytes), static_cast<int>((address >> 6) & 127),
-                static_cast<int>((address >> 5) & 1), static_cast<int>((address >> 2) & 7) * cpu::kVectorWeightLanes,
-                cpu::kVectorWeightLanes, cpu::kVectorWeightLaneBits, fmt::format("weight memory word 0x{:05x}", address));
+  return packed(level_bits(state, banks.at(address / cpu::kVectorWeightBankBytes), static_cast<int>((address >> 6) & 127),
+                           static_cast<int>((address >> 5) & 1),
+                           static_cast<int>((address >> 2) & 7) * cpu::kVectorWeightLanes, 32, cpu::kVectorWeightLaneBits,
+                           [&] { return fmt::format("weight memory word 0x{:05x}", address); }),
+                0, 32);
 }
 
-// A 13-bit element from lane `first_lane` on: six lanes of two bits, then bit 12 alone.
 std::int16_t MachineStateReader::element(const engine::RecurrentStateView& state, int bank, int row, int half,
-                                         int first_lane, const std::string& what) const {
-  const int pairs = cpu::kVectorElementLanes - 1;
-  std::uint32_t bits = levels(state, bank, row, half, first_lane, pairs, 2, what);
-  bits |= levels(state, bank, row, half, first_lane + pairs, 1, 1, what) << (2 * pairs);
-  return sign_extended_element(bits);
+                                         int first_lane, const std::function<std::string()>& what) const {
+  return sign_extended_element(packed(
+      level_bits(state, bank, row, half, first_lane, cpu::kVectorElementBits, cpu::kVectorElementLaneBits, what), 0,
+      cpu::kVectorElementBits));
 }
 
 // Bank element[7:5], row element[14:8], half element[4], lanes from 7·element[3:0].
@@ -149,12 +159,12 @@ std::int16_t MachineStateReader::vector_activation(const engine::RecurrentStateV
   const std::vector<int>& banks = vector_banks(machine_.layout.vector_activation_banks);
   if (index >= program::kVectorActivationElements) fail("AM has no element {}", index);
   return element(state, banks.at((index >> 5) & 7), static_cast<int>(index >> 8), static_cast<int>((index >> 4) & 1),
-                 cpu::kVectorElementLanes * static_cast<int>(index & 15), fmt::format("AM element {}", index));
+                 cpu::kVectorElementLanes * static_cast<int>(index & 15), [&] { return fmt::format("AM element {}", index); });
 }
 
 std::int16_t MachineStateReader::vector_line_slot(const engine::RecurrentStateView& state, int k) const {
   const std::vector<int>& banks = vector_banks(machine_.layout.vector_line_banks);
-  return element(state, banks.at(k / 2), 0, k % 2, 0, fmt::format("line buffer slot {}", k));
+  return element(state, banks.at(k / 2), 0, k % 2, 0, [&] { return fmt::format("line buffer slot {}", k); });
 }
 
 // Bank slot[4:0], row slot[11:5]: element i's bit b at bit 13i + b of the half's lanes of four bits.
@@ -162,20 +172,13 @@ std::array<std::int16_t, program::kVectorKvElements> MachineStateReader::vector_
     const engine::RecurrentStateView& state, std::uint32_t slot, int half) const {
   const std::vector<int>& banks = vector_banks(machine_.layout.vector_kv_banks);
   if (slot >= program::kVectorKvSlots) fail("the KV cache has no slot {}", slot);
-  const int bank = banks.at(slot % banks.size()), row = static_cast<int>(slot / banks.size());
-  std::vector<bool> bits;
-  for (int m = 0; m < cpu::kVectorKvLanes; ++m) {
-    const std::uint32_t nibble = levels(state, bank, row, half, m, 1, cpu::kVectorWeightLaneBits,
-                                        fmt::format("KV slot {} {}", slot, half ? "values" : "keys"));
-    for (int b = 0; b < cpu::kVectorWeightLaneBits; ++b) bits.push_back((nibble >> b & 1) != 0);
-  }
+  const std::vector<bool> bits =
+      level_bits(state, banks.at(slot % banks.size()), static_cast<int>(slot / banks.size()), half, 0,
+                 cpu::kVectorKvVectorBits, cpu::kVectorKvLaneBits,
+                 [&] { return fmt::format("KV slot {} {}", slot, half ? "values" : "keys"); });
   std::array<std::int16_t, program::kVectorKvElements> vector{};
-  for (std::size_t i = 0; i < vector.size(); ++i) {
-    std::uint32_t element = 0;
-    for (int b = 0; b < cpu::kVectorElementBits; ++b)
-      element |= std::uint32_t{bits[cpu::kVectorElementBits * i + static_cast<std::size_t>(b)]} << b;
-    vector[i] = sign_extended_element(element);
-  }
+  for (std::size_t i = 0; i < vector.size(); ++i)
+    vector[i] = sign_extended_element(packed(bits, cpu::kVectorElementBits * i, cpu::kVectorElementBits));
   return vector;
 }
 

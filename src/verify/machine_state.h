@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -41,12 +42,14 @@ class MachineStateReader {
 
  private:
   bool bit(const engine::RecurrentStateView& state, int bank, int row, int half, int lane) const;
-  // The values n of `count` lanes of `lane_bits` bits from `first_lane`, each stored as the level
-  // 0 or 2^(n − 1)·V, packed low lane first; `what` names them in the error for any other value.
-  std::uint32_t levels(const engine::RecurrentStateView& state, int bank, int row, int half, int first_lane, int count,
-                       int lane_bits, const std::string& what) const;
+  // The `count` bits held from lane `first_lane` on, `lane_bits` a lane (the last lane may hold
+  // fewer), each lane the level 0 or 2^(n − 1)·V of its value n; `what` names them in the error
+  // for a lane that holds anything else.
+  std::vector<bool> level_bits(const engine::RecurrentStateView& state, int bank, int row, int half, int first_lane,
+                               int count, int lane_bits, const std::function<std::string()>& what) const;
+  // A 13-bit element of AM's layout from lane `first_lane` on.
   std::int16_t element(const engine::RecurrentStateView& state, int bank, int row, int half, int first_lane,
-                       const std::string& what) const;
+                       const std::function<std::string()>& what) const;
   const std::vector<int>& vector_banks(const std::vector<int>& banks) const;
 
   const cpu::Machine& machine_;
