@@ -15,8 +15,13 @@
  * Every instruction is R-type with opcode custom-1 (0x2B). funct3 0: configuration, funct7 k sets
  * register k to rs1 (rd and rs2 are x0). funct3 1: data moves. funct3 2: operations writing AM (rd
  * is x0). funct3 3: operations with a result in rd. Each operation computes exactly the function of
- * firmware/story/story_ops.h named beside it, reading all of its inputs before writing any output (so
- * an output may overlap an input). An instruction whose operands are out of range (see each one:
+ * firmware/story/story_ops.h named beside it. The elementwise ones (vu_add16, vu_mul16, vu_silu) take
+ * vectors that start at a line's first element (a multiple of VU_LINE_ELEMENTS) and go a line at a
+ * time: each output line is written whole, zeros past VL, before the next line is read, through
+ * vu_put's line buffer, which holds the last line afterwards; their two operands must be the same
+ * vector or lie 32 elements apart modulo 64 (the weights read line l of both in one pass from banks
+ * of opposite parity). The others read all of their inputs before writing any output (so an output
+ * may overlap an input). An instruction whose operands are out of range (see each one:
  * counts, and every AM element, KV slot or WM byte it touches inside its memory) is an illegal instruction,
  * and so is every instruction on a machine without the unit, or with a field not listed here
  * non-zero.
@@ -103,16 +108,19 @@ static inline void vu_matvec16(uint32_t out, uint32_t matrix) { VU_INSN_OP(0, ou
  * out[j] = story_requant13(w[SRC][j], requant[SRC]) for j < COLS, rows VL, SRC < VL. */
 static inline void vu_row16(uint32_t out, uint32_t matrix) { VU_INSN_OP(2, out, matrix); }
 
-/* funct3 2, funct7 3 — vu.add16 rs1 = x, rs2 = y: story_add16(x, y, VL). */
+/* funct3 2, funct7 3 — vu.add16 rs1 = x, rs2 = y: story_add16(x, y, VL) a line at a time (above):
+ * x and y multiples of 16, y = x or y ≡ x + 32 (mod 64), x's and y's lines inside AM. */
 static inline void vu_add16(uint32_t x, uint32_t y) { VU_INSN_OP(3, x, y); }
 
-/* funct3 2, funct7 4 — vu.mul16 rs1 = a (and out), rs2 = b: story_mul16(a, a, b, AUX, VL), AUX in 1..30. */
+/* funct3 2, funct7 4 — vu.mul16 rs1 = a (and out), rs2 = b: story_mul16(a, a, b, AUX, VL), AUX in 1..30,
+ * a line at a time, a and b as vu.add16's x and y. */
 static inline void vu_mul16(uint32_t a, uint32_t b) { VU_INSN_OP(4, a, b); }
 
 /* funct3 2, funct7 5 — vu.rmsnorm rs1 = out, rs2 = x: story_rmsnorm(out, x, VL, AUX), VL 1..512. */
 static inline void vu_rmsnorm(uint32_t out, uint32_t x) { VU_INSN_OP(5, out, x); }
 
-/* funct3 2, funct7 6 — vu.silu rs1 = x: story_silu(x, x, VL) (rs2 is x0: written as `zero`, since an
+/* funct3 2, funct7 6 — vu.silu rs1 = x: story_silu(x, x, VL) a line at a time, x a multiple of 16
+ * (rs2 is x0: written as `zero`, since an
  * "r" operand of 0 may be any register holding 0, and the word is then illegal). */
 static inline void vu_silu(uint32_t x) {
     __asm__ volatile(".insn r 0x2B, 2, 6, zero, %0, zero" : : "r"(x) : "memory");

@@ -6,9 +6,10 @@
  * keys and values in the unit's KV cache (slot layer * seq_len + position), and every operation of
  * the forward pass is one vu.* instruction (runtime/rvformer_vector.h).
  *
- * AM layout (element addresses, from 0): k and v [VU_KV_ELEMENTS each: vu.kput and vu.vput copy
- * that many, from a multiple of it], x, xb, xb2, q [dim each], hb, hb2 [hidden_dim each], logits
- * [vocab_size]. */
+ * AM layout (element addresses, from 0, each vector from a line's first element): k and v
+ * [VU_KV_ELEMENTS each: vu.kput and vu.vput copy that many, from a multiple of it], x, xb, xb2, q
+ * [dim each], hb, hb2 [hidden_dim each], logits [vocab_size]; xb lies 32 elements off x modulo 64,
+ * and hb2 off hb, as vu.add16 and vu.mul16 need of their operands. */
 #ifdef RVFORMER_VECTOR_UNIT
 
 #include <rvformer_vector.h>
@@ -16,10 +17,19 @@
 
 #include "story_build.h"
 
-/* Hands out `elements` AM elements from *next. */
+/* Hands out `elements` AM elements from the first line at or after *next. */
 static uint32_t allocate(uint32_t* next, uint32_t elements) {
-  const uint32_t first = *next;
-  *next += elements;
+  const uint32_t first = (*next + VU_LINE_ELEMENTS - 1) / VU_LINE_ELEMENTS * VU_LINE_ELEMENTS;
+  *next = first + elements;
+  return first;
+}
+
+/* The same from the first such line 32 elements off `partner` modulo 64: line l of both lies in
+ * banks of opposite parity, which vu.add16 and vu.mul16 read in one pass. */
+static uint32_t allocate_paired(uint32_t* next, uint32_t elements, uint32_t partner) {
+  uint32_t first = allocate(next, 0);
+  while (((first - partner) & 63u) != 32u) first += VU_LINE_ELEMENTS;
+  *next = first + elements;
   return first;
 }
 
@@ -30,11 +40,11 @@ static uint32_t place_state(StoryState* s, const StoryModel* model) {
   s->k = allocate(&next, VU_KV_ELEMENTS);
   s->v = allocate(&next, VU_KV_ELEMENTS);
   s->x = allocate(&next, dim);
-  s->xb = allocate(&next, dim);
+  s->xb = allocate_paired(&next, dim, s->x);
   s->xb2 = allocate(&next, dim);
   s->q = allocate(&next, dim);
   s->hb = allocate(&next, hidden);
-  s->hb2 = allocate(&next, hidden);
+  s->hb2 = allocate_paired(&next, hidden, s->hb);
   s->logits = allocate(&next, (uint32_t)model->vocab_size);
   return next;
 }

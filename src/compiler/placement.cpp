@@ -24,11 +24,10 @@ int next_with_parity(int slot, int parity) { return (slot % 2 == parity) ? slot 
 // Key-head usage per layer while placing banks and delay heads.
 class HeadAllocator {
  public:
-  HeadSlot take(int earliest_layer) {
-    for (int layer = earliest_layer;; ++layer) {
-      if (layer >= static_cast<int>(used_.size())) used_.resize(layer + 1, 0);
-      if (used_[layer] < kKeyHeads) return {layer, used_[layer]++};
-    }
+  bool full(int layer) const { return layer < static_cast<int>(used_.size()) && used_[layer] == kKeyHeads; }
+  HeadSlot take(int layer) {
+    if (layer >= static_cast<int>(used_.size())) used_.resize(layer + 1, 0);
+    return {layer, used_[layer]++};
   }
 
  private:
@@ -39,13 +38,13 @@ class HeadAllocator {
 class DelayPacker {
  public:
   explicit DelayPacker(HeadAllocator& heads) : heads_(heads) {}
-  DelaySlot take(int earliest_layer) {
-    for (Open& open : open_)
-      if (open.head.layer == earliest_layer && open.used < 2 * circuit::kBankLanesPerHalf) {
-        int lane = open.used++;
-        return {open.head, lane / circuit::kBankLanesPerHalf, lane % circuit::kBankLanesPerHalf};
-      }
-    open_.push_back({heads_.take(earliest_layer), 1});
+  bool full(int layer) const { return heads_.full(layer) && open(layer) == open_.size(); }
+  DelaySlot take(int layer) {
+    if (std::size_t i = open(layer); i < open_.size()) {
+      int lane = open_[i].used++;
+      return {open_[i].head, lane / circuit::kBankLanesPerHalf, lane % circuit::kBankLanesPerHalf};
+    }
+    open_.push_back({heads_.take(layer), 1});
     return {open_.back().head, 0, 0};
   }
 
@@ -54,6 +53,12 @@ class DelayPacker {
     HeadSlot head;
     int used;
   };
+  // The head of `layer` with room for another delay (open_.size(): none).
+  std::size_t open(int layer) const {
+    for (std::size_t i = 0; i < open_.size(); ++i)
+      if (open_[i].head.layer == layer && open_[i].used < 2 * circuit::kBankLanesPerHalf) return i;
+    return open_.size();
+  }
   HeadAllocator& heads_;
   std::vector<Open> open_;
 };
@@ -64,33 +69,76 @@ struct Lifetimes {
   std::vector<int> death;        // last slot that reads it (kNever for outputs)
 };
 
-// ASAP placement: each step in the earliest slot its inputs allow (banks and delays also need a
-// free key head). Returns every step's slot.
+// Per step, the slots its results still need within a pass: a mixer step feeds an MLP one slot
+// later and another mixer two, an MLP unit a mixer one slot later and another MLP two.
+std::vector<int> slots_after(const circuit::CircuitGraph& graph) {
+  std::vector<int> after(graph.steps.size(), 0);
+  auto in_mlp = [&](std::uint32_t i) { return graph.steps[i].kind == Step::Kind::Unit; };
+  for (auto it = graph.placement_order.rbegin(); it != graph.placement_order.rend(); ++it) {
+    if (graph.steps[*it].kind == Step::Kind::Delay) continue;  // its readers are in the next pass
+    for (SignalId s : graph.steps[*it].outputs)
+      for (std::uint32_t reader : graph.readers[s])
+        after[*it] = std::max(after[*it], after[reader] + (in_mlp(reader) == in_mlp(*it) ? 2 : 1));
+  }
+  return after;
+}
+
+// List scheduling of banks and delays, layer by layer: of those whose inputs are complete before a
+// layer's mixer, the ones with the most slots still to go after them take its key heads first, so
+// that a bank early on a long path is not pushed back by banks that have time to spare. MLP units
+// go in the first MLP after their inputs. Returns every step's slot.
 std::vector<int> place_as_soon_as_possible(const circuit::CircuitGraph& graph, Placement& p) {
+  const std::vector<int> after = slots_after(graph);
+  const std::size_t signals = graph.readers.size(), steps = graph.steps.size();
+  std::vector<int> ready(signals, -1), producers(signals, 0), missing(steps, 0), slot(steps, -1);
+  for (const Step& step : graph.steps)
+    for (SignalId s : step.outputs) ++producers[s];
+  std::vector<std::uint32_t> units, fixed;  // complete inputs, not yet placed
+  for (std::uint32_t i = 0; i < steps; ++i) {
+    for (SignalId s : graph.steps[i].inputs) missing[i] += producers[s] > 0;  // as graph.readers counts them
+    if (!missing[i]) (graph.steps[i].kind == Step::Kind::Unit ? units : fixed).push_back(i);
+  }
+  auto earliest = [&](std::uint32_t i) {
+    int e = 0;
+    for (SignalId s : graph.steps[i].inputs) e = std::max(e, ready[s] + 1);
+    return e;
+  };
+  auto place = [&](std::uint32_t i, int at) {
+    slot[i] = at;
+    for (SignalId s : graph.steps[i].outputs) {
+      ready[s] = std::max(ready[s], at);
+      if (--producers[s]) continue;
+      for (std::uint32_t reader : graph.readers[s])
+        if (--missing[reader] == 0) (graph.steps[reader].kind == Step::Kind::Unit ? units : fixed).push_back(reader);
+    }
+  };
   HeadAllocator heads;
   DelayPacker delays(heads);
-  std::vector<int> ready(graph.readers.size(), -1);
-  std::vector<int> slot(graph.steps.size(), -1);
-  for (std::uint32_t index : graph.placement_order) {
-    const Step& step = graph.steps[index];
-    int earliest = 0;
-    for (SignalId s : step.inputs) earliest = std::max(earliest, ready[s] + 1);
-    switch (step.kind) {
-      case Step::Kind::Unit:
-        slot[index] = next_with_parity(earliest, 1);
-        break;
-      case Step::Kind::Bank: {
-        p.bank_head[step.index] = heads.take(next_with_parity(earliest, 0) / 2);
-        slot[index] = 2 * p.bank_head[step.index].layer;
-        break;
-      }
-      case Step::Kind::Delay: {
-        p.delay_slot[step.index] = delays.take(next_with_parity(earliest, 0) / 2);
-        slot[index] = 2 * p.delay_slot[step.index].head.layer;
-        break;
-      }
+  std::size_t placed = 0;
+  for (int layer = 0; placed < steps; ++layer) {
+    for (; !units.empty(); ++placed) {
+      std::uint32_t u = units.back();
+      units.pop_back();
+      place(u, next_with_parity(earliest(u), 1));
     }
-    for (SignalId s : step.outputs) ready[s] = std::max(ready[s], slot[index]);
+    std::vector<std::uint32_t> now;
+    for (std::uint32_t i : fixed)
+      if (next_with_parity(earliest(i), 0) / 2 <= layer) now.push_back(i);
+    std::stable_sort(now.begin(), now.end(), [&](auto a, auto b) { return after[a] > after[b]; });
+    for (std::uint32_t i : now) {
+      const Step& step = graph.steps[i];
+      if (step.kind == Step::Kind::Bank) {
+        if (heads.full(layer)) continue;
+        p.bank_head[step.index] = heads.take(layer);
+      } else {
+        if (delays.full(layer)) continue;
+        p.delay_slot[step.index] = delays.take(layer);
+      }
+      fixed.erase(std::find(fixed.begin(), fixed.end(), i));
+      place(i, 2 * layer);
+      ++placed;
+    }
+    if (layer > 4 * static_cast<int>(steps) + 64) fail("compiler: the circuit's steps cannot be placed");
   }
   return slot;
 }

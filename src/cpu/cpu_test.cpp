@@ -37,11 +37,31 @@ TEST(TraceTokens, MachineVocabularyMatchesTheProtocol) {
   EXPECT_EQ(machine->circuit.vocab_size(), v.size());
   EXPECT_LE(v.size(), 16384u);
   for (const TokenFamily& f : v.families())
-    EXPECT_EQ(machine->circuit.token_id(f.name, f.count - 1), f.first + f.count - 1) << f.name;
+    if (f.count) EXPECT_EQ(machine->circuit.token_id(f.name, f.count - 1), f.first + f.count - 1) << f.name;
+  EXPECT_EQ(v.family(TokenKind::kVec).count + v.family(TokenKind::kLine).count, 0u);
   EXPECT_EQ(v.decode(v.id(TokenKind::kOut, 'A')).payload, static_cast<std::uint32_t>('A'));
   EXPECT_EQ(v.describe(v.id(TokenKind::kDiv, division_payload(3, 5, 1))), "DIV(3, 5, -)");
   EXPECT_THROW(v.decode(v.size()), Error);
   EXPECT_THROW(v.id(TokenKind::kDiv, kDivisionPositions << 4), Error);
+}
+
+// The vector unit's machine adds VEC (13-bit elements) and LINE after the others, whose ids stay.
+TEST(TraceTokens, TheVectorMachinesVocabularyAddsItsOperationsFamilies) {
+  auto machine = build_machine(program::kVectorMachine);
+  const TraceVocabulary& v = machine->vocabulary;
+  const TraceVocabulary standard(program::kDefaultMachine);
+  EXPECT_EQ(machine->circuit.vocab_size(), v.size());
+  EXPECT_EQ(v.size(), standard.size() + 8192 + 256);
+  EXPECT_EQ(v.id(TokenKind::kPad), standard.id(TokenKind::kPad));
+  for (TokenKind kind : {TokenKind::kVec, TokenKind::kLine}) {
+    const TokenFamily& f = v.family(kind);
+    EXPECT_EQ(machine->circuit.token_id(f.name, f.count - 1), f.first + f.count - 1) << f.name;
+  }
+  EXPECT_EQ(v.describe(v.id(TokenKind::kVec, 0x1FFB)), "VEC(-5)");
+  EXPECT_EQ(v.describe(v.id(TokenKind::kVec, 4095)), "VEC(4095)");
+  EXPECT_EQ(v.describe(v.id(TokenKind::kLine, 3)), "LINE(3)");
+  EXPECT_THROW(v.id(TokenKind::kVec, 8192), Error);
+  EXPECT_THROW(standard.id(TokenKind::kVec, 0), Error);
 }
 
 // The large machine's jump payloads are a bit wider: only FAR grows.

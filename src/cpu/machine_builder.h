@@ -69,6 +69,7 @@ circuit::LinearForm looking_back(const Form& form, int ago);
 struct TokenInputs {
   std::array<SignalId, kTokenKindCount> flags{};  // the token's family (none for WANT and PAD)
   Bits val, hi, jump, top, far, jlo, in;         // payload bits, zero for other families
+  Bits vec, line;                                 // VEC's and LINE's (machines with the vector unit)
   // DIV(p, m, s): one-hot p, the digit's bits, the sign, and −q·8^p (q = ±m, the signed digit)
   // as 32 bits: the multiplier operand that takes the digit off the partial remainder.
   std::vector<SignalId> div_position;
@@ -95,6 +96,7 @@ struct TokenOutputs {
   SignalId plain = 0;  // VAL(0): a step without a value, or anything while loading
   SignalId hi = 0;     // HI with the word in r[23:12]: a trap report, a kept byte, a remainder
   SignalId jump = 0, far = 0, jlo = 0, out = 0, exit = 0, want = 0, fault = 0, div = 0;
+  SignalId vec = 0, line = 0;  // machines with the vector unit: a result element, a line's start
 };
 
 // Earlier tokens, from delays of the token inputs.
@@ -177,6 +179,44 @@ struct Operands {
   Bits rs1, rs2;
 };
 
+// An AM line: 11 bits, bank line[3:1], row line[10:4], half line[0] (vector_unit.cpp).
+struct VectorLineAccess {
+  // 1 when the access happens, at most 0 otherwise (accesses of one bank exclude each other or
+  // share its row).
+  Form when;
+  Bits line;
+};
+
+// Where an elementwise operation's passes stand (vector_unit.cpp): the first pass emits LINE(0);
+// after LINE(l) the pass computes element 0 of line l, after its k-th VEC element k, and after the
+// sixteenth VEC it commits the line and emits LINE(l + 1), or VAL(0) after the last line.
+struct VectorLines {
+  std::vector<SignalId> element;  // one-hot k, the VEC tokens since the last LINE (0..16; none: not started)
+  SignalId running = 0;           // a LINE has started the operation
+  Bits line;                      // l, the last LINE's payload
+  SignalId elementwise = 0;       // vu.add16, vu.mul16 or vu.silu executes
+  SignalId binary = 0;            // vu.add16 or vu.mul16 executes
+  SignalId computes = 0;          // elementwise and k < 16: the pass computes element k of line l
+  SignalId commits = 0;           // elementwise and k = 16: the pass commits line l
+  Bits line_a, line_b;            // the AM lines rs1/16 + l and rs2/16 + l
+  // The same as forms of the decoder's one-hot signals, 1 when they hold and at most 0 otherwise,
+  // for AM's row selects, which an AND of them would put an MLP stage later; and whether the pass
+  // reads the second operand's line, when it is another than the first's.
+  Form computes_on, commits_on, reads_b_on;
+};
+
+// The two halves of the vector unit's AM read-out: banks of even numbers read into even, odd ones
+// into odd, 32 elements of 7 lanes each, so that one pass reads a line from a bank of each parity.
+struct ActivationRows {
+  std::vector<std::vector<SignalId>> even, odd;
+  const std::vector<std::vector<SignalId>>& of_parity(int parity) const { return parity ? odd : even; }
+};
+
+// The configuration registers an operation reads (vector_unit.cpp).
+struct VectorRegisters {
+  Bits vl, aux;
+};
+
 // What a division tells the multiplier and the next-token logic (divide.cpp).
 struct Division {
   std::vector<circuit::ExtraRow> rows;  // its terms of the multiplier's sum
@@ -244,12 +284,18 @@ class MachineBuilder {
   void add_bigint_unit();
   // vector_unit.cpp
   void add_vector_unit();
-  void add_vector_weight_memory();      // WM and vu.wget
-  // AM, vu.put's line buffer and vu.get; returns the read-out of an AM row (32 elements of 7 lanes),
-  // which vu.kput and vu.vput read too.
-  std::vector<std::vector<SignalId>> add_vector_activation_memory();
-  void add_vector_kv_cache(const std::vector<std::vector<SignalId>>& am_row);  // KV, vu.kput, vu.vput
-  void add_vector_registers();      // the configuration written by vu.set*
+  void add_vector_weight_memory();             // WM and vu.wget
+  VectorRegisters add_vector_registers();      // the configuration written by vu.set*
+  VectorLines add_vector_lines();              // where an elementwise operation stands
+  // AM, vu.put's line buffer (which an elementwise operation stages its lines in) and vu.get;
+  // returns the read-out, which vu.kput, vu.vput and the operations read too.
+  ActivationRows add_vector_activation_memory(const VectorLines& lines);
+  void add_vector_kv_cache(const ActivationRows& am);  // KV, vu.kput, vu.vput
+  // vu.add16, vu.mul16 and vu.silu: their operands' checks, elements, and the tokens they emit.
+  void add_vector_elementwise(const VectorLines& lines, const ActivationRows& am, const VectorRegisters& registers);
+  // Bank b's row selects for `accesses` of AM lines, one per bank.
+  std::vector<circuit::RowSelect> activation_rows(Gates& g, const std::string& name,
+                                                  const std::vector<VectorLineAccess>& accesses);
   // execute.cpp, after the units that add rows to it
   void add_multiplier();
   // next_token.cpp
@@ -286,6 +332,8 @@ class MachineBuilder {
   std::vector<SignalId> hi_passes_;
   std::vector<std::pair<FaultCause, SignalId>> faults_;
   std::vector<SignalId> illegal_operands_;  // a decoded instruction whose operands make it illegal
+  SignalId vector_result_pass_ = 0;         // an elementwise operation's pass emits VEC
+  SignalId vector_line_pass_ = 0;           // and this one LINE
   Division division_;
   std::vector<circuit::ExtraRow> bigint_rows_;  // a dot product's partial products
   SignalId bigint_dot_ = 0;                      // 1 while bz.dotlo or bz.dothi executes

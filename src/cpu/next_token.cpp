@@ -4,7 +4,8 @@
 // in the six passes after a FAULT, HI report words; the PC past the code ROM, FAULT; a resync,
 // the jump family for pc; and for an executing instruction: a trap, FAULT(cause); a jump or taken
 // branch, the jump family; OUT, EXIT or WANT for the MMIO registers; HI for the kept bytes of a
-// byte or halfword store, or in the first pass of vu.kput and vu.vput; a long division's DIV or
+// byte or halfword store, or in the first pass of vu.kput and vu.vput; an elementwise vector
+// operation's VEC or LINE; a long division's DIV or
 // remainder piece; a value (its first pass, or after TOP or HI); otherwise plain. A jump is near
 // (JUMP) when its target keeps the base's bits above the low 12, else FAR then JLO
 // (docs/trace-protocol.md).
@@ -123,6 +124,13 @@ void MachineBuilder::add_next_token() {
   for (SignalId pass : hi_passes_) {
     add_gate(out_.hi, join(plain_step, {lit(pass)}), kValueBits, 2 * kValueBits);
     no_kept.push_back(nlit(pass));
+  }
+  // An elementwise vector operation's passes: VEC with r[12:0] live, or LINE.
+  if (out_.vec) {
+    add_gate(out_.vec, join(plain_step, {lit(vector_result_pass_)}), kValueBits, kVectorResultBits);
+    g.add_all(out_.line, join(plain_step, {lit(vector_line_pass_)}));
+    no_kept.push_back(nlit(vector_result_pass_));
+    no_kept.push_back(nlit(vector_line_pass_));
   }
   // A long division's passes: DIV, or HI with a piece of the partial remainder in r[23:12].
   g.add_all(out_.div, join(no_kept, {lit(division_.emits_digit)}));

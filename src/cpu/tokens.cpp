@@ -48,11 +48,12 @@ Form TokenInputs::completes() const {
 }
 
 void MachineBuilder::add_token_inputs() {
-  static const char* const kFlagNames[kTokenKindCount] = {"val", "hi", "jump", "top", "far", "jlo", "out", "exit",
-                                                         "in", "eof", "want", "fault", "div", "stage", "start", "pad"};
+  static const char* const kFlagNames[kTokenKindCount] = {"val", "hi",   "jump",  "top",   "far", "jlo",
+                                                         "out", "exit", "in",    "eof",   "want", "fault",
+                                                         "div", "stage", "start", "pad",  "vec", "line"};
   for (int k = 0; k < kTokenKindCount; ++k) {
     auto kind = static_cast<TokenKind>(k);
-    if (kind == TokenKind::kWant || kind == TokenKind::kPad) continue;
+    if (kind == TokenKind::kWant || kind == TokenKind::kPad || family(kind).count == 0) continue;
     in_.flags[k] = c_.add_input(std::string("token.is_") + kFlagNames[k]);
   }
   in_.val = inputs(c_, "token.val", kValueBits);
@@ -68,6 +69,9 @@ void MachineBuilder::add_token_inputs() {
   in_.div_addend = inputs(c_, "token.div_addend", 32);
   in_.stage_slot = inputs(c_, "token.stage_slot", kStageSlots);
   in_.stage_bits = inputs(c_, "token.stage_bits", kStageBits);
+  if (family(TokenKind::kVec).count == 0) return;
+  in_.vec = inputs(c_, "token.vec", kVectorResultBits);
+  in_.line = inputs(c_, "token.line", kVectorLineIndexBits);
 }
 
 void MachineBuilder::add_token_outputs() {
@@ -89,6 +93,10 @@ void MachineBuilder::add_token_outputs() {
   for (SignalId gate : {out_.first, out_.mid, out_.last, out_.plain, out_.hi, out_.jump, out_.far, out_.jlo, out_.out,
                         out_.exit, out_.want, out_.fault, out_.div})
     c_.mark_output(gate);
+  if (family(TokenKind::kVec).count == 0) return;
+  out_.vec = g.signal("gate.vec");
+  out_.line = g.signal("gate.line");
+  c_.mark_output(out_.vec), c_.mark_output(out_.line);
 }
 
 void MachineBuilder::add_result_bit(Gates& g, int i, const std::vector<Literal>& literals, const Form& condition) {
@@ -190,6 +198,12 @@ void MachineBuilder::add_token_families() {
       case TokenKind::kStage: family.fill = stage_fill; break;
       case TokenKind::kStart: family.fill = flag_only(f.kind); break;
       case TokenKind::kPad: break;
+      case TokenKind::kVec:
+        family.fill = payload(f.kind, in_.vec), family.code = gated(o.vec, o.r, o.not_r, 0, kVectorResultBits);
+        break;
+      case TokenKind::kLine:
+        family.fill = payload(f.kind, in_.line), family.code = gated(o.line, o.r, o.not_r, 0, kVectorLineIndexBits);
+        break;
     }
     c_.add_token_family(std::move(family));
   }

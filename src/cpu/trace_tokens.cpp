@@ -42,7 +42,8 @@ TraceVocabulary::TraceVocabulary(const program::MachineSpec& spec) {
       {"OUT", 256},               {"EXIT", 256},             {"IN", 256},
       {"EOF", 1},                 {"WANT", 1},               {"FAULT", kFaultCauseCount},
       {"DIV", kDivisionPositions << 4}, {"STAGE", kStageSlots << kStageBits}, {"START", 1},
-      {"PAD", 1},
+      {"PAD", 1},                 {"VEC", spec.vector_weight_bytes ? 1u << kVectorResultBits : 0},
+      {"LINE", spec.vector_weight_bytes ? 1u << kVectorLineIndexBits : 0},
   }};
   for (int k = 0; k < kTokenKindCount; ++k) {
     families_.push_back({static_cast<TokenKind>(k), table[k].first, size_, table[k].second});
@@ -75,6 +76,11 @@ std::string TraceVocabulary::describe(std::uint32_t id) const {
       return fmt::format("DIV({}, {}, {})", t.payload >> 4, t.payload & 7, t.payload & 8 ? '-' : '+');
     case TokenKind::kFault: return fmt::format("FAULT({})", cause_name(t.payload));
     case TokenKind::kStage: return fmt::format("STAGE({}, 0x{:02x})", t.payload >> kStageBits, t.payload & 0xFF);
+    case TokenKind::kVec: {
+      const auto value = static_cast<std::int32_t>(t.payload << (32 - kVectorResultBits)) >> (32 - kVectorResultBits);
+      return fmt::format("VEC({})", value);
+    }
+    case TokenKind::kLine: return fmt::format("LINE({})", t.payload);
     case TokenKind::kEof:
     case TokenKind::kWant:
     case TokenKind::kStart:

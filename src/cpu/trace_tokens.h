@@ -21,6 +21,9 @@
 //   STAGE(k, b) while loading: slot k of an image row is the last three tokens' payloads and b.
 //   START    loading is over; the machine runs from the PC that FAR/JLO set.
 //   PAD      a token that changes nothing (for prompts before the image).
+//   VEC(x)   a vector operation's output element x (13 bits, two's complement); the step goes on.
+//   LINE(l)  a vector operation starts line l of its output; the step goes on.
+// (VEC and LINE are empty families on machines without the vector unit.)
 #pragma once
 
 #include <array>
@@ -34,9 +37,9 @@
 namespace rvformer::cpu {
 
 enum class TokenKind : std::uint8_t {
-  kVal, kHi, kJump, kTop, kFar, kJlo, kOut, kExit, kIn, kEof, kWant, kFault, kDiv, kStage, kStart, kPad,
+  kVal, kHi, kJump, kTop, kFar, kJlo, kOut, kExit, kIn, kEof, kWant, kFault, kDiv, kStage, kStart, kPad, kVec, kLine,
 };
-inline constexpr int kTokenKindCount = static_cast<int>(TokenKind::kPad) + 1;
+inline constexpr int kTokenKindCount = static_cast<int>(TokenKind::kLine) + 1;
 
 // Causes a FAULT token reports. An access fault after a jump is separate from one reached by
 // running off the end of the code ROM, because the jump itself retires (as on the golden machine).
@@ -61,6 +64,8 @@ inline constexpr int kJumpLowBits = 8;     // JLO: the low bits of a far jump ta
 inline constexpr int kReportWords = 6;     // HI words after a FAULT: the pc, then the address
 inline constexpr int kStageSlots = 8;      // STAGE(k, b): k < 8
 inline constexpr int kStageBits = 8;
+inline constexpr int kVectorResultBits = 13;    // VEC(x): an AM element
+inline constexpr int kVectorLineIndexBits = 8;  // LINE(l): l < 256, the lines of 4,096 elements
 // DIV(p, m, s): payload p·16 + s·8 + m, for positions p < 11 (8^10 is the highest a 32-bit
 // quotient needs) and digits m < 8.
 inline constexpr int kDivisionPositions = 11;

@@ -23,16 +23,35 @@
 // of one AM bank.
 #include <bit>
 
+#include "circuit/vector_elementwise.h"
 #include "cpu/machine_builder.h"
+#include "story_ops.h"
 #include "support/error.h"
 
 namespace rvformer::cpu {
+namespace {
+
+constexpr double kCounterQuantum = 1.0 / (1 << 25);
+
+Bits read_signals(circuit::Circuit& c, const std::string& name, int count) {
+  Bits bits;
+  for (int i = 0; i < count; ++i) bits.push_back(c.add_read_signal(indexed(name, i)));
+  return bits;
+}
+
+// [any of `bits`] as a form of one new signal.
+Form any_of(Gates& g, const std::string& name, const Bits& bits) { return F(g.any(name, circuit::sum_of(bits))); }
+
+}  // namespace
 
 void MachineBuilder::add_vector_unit() {
   if (!spec_.vector_weight_bytes) return;
   add_vector_weight_memory();
-  add_vector_kv_cache(add_vector_activation_memory());
-  add_vector_registers();
+  const VectorRegisters registers = add_vector_registers();
+  const VectorLines lines = add_vector_lines();
+  const ActivationRows am = add_vector_activation_memory(lines);
+  add_vector_kv_cache(am);
+  add_vector_elementwise(lines, am, registers);
 }
 
 void MachineBuilder::add_vector_weight_memory() {
@@ -83,11 +102,30 @@ void MachineBuilder::add_vector_weight_memory() {
   write_result(forms_of(word), "vector.wget", {nlit(illegal)});
 }
 
-std::vector<std::vector<SignalId>> MachineBuilder::add_vector_activation_memory() {
+std::vector<circuit::RowSelect> MachineBuilder::activation_rows(Gates& g, const std::string& name,
+                                                                const std::vector<VectorLineAccess>& accesses) {
+  std::vector<circuit::RowSelect> rows;
+  for (int b = 0; b < kVectorActivationBanks; ++b) {
+    Gates r = g.sub(name + std::to_string(b));
+    SignalId selected = r.signal("selected");
+    Bits row;
+    for (int j = 0; j < 7; ++j) row.push_back(r.signal(indexed("row", j)));
+    for (const VectorLineAccess& access : accesses) {
+      const std::vector<Literal> here = match_bits(access.line, 1, 3, static_cast<std::uint32_t>(b));
+      r.add_all(selected, here, access.when);
+      for (int j = 0; j < 7; ++j) r.add_all(row[j], join(here, {lit(access.line[4 + j])}), access.when);
+    }
+    rows.push_back(binary_select(row, {}, {F(selected)}));
+  }
+  return rows;
+}
+
+ActivationRows MachineBuilder::add_vector_activation_memory(const VectorLines& lines) {
   Gates g = gates("vector.am");
   const SignalId put = decoded_.op[kVuPut], get = decoded_.op[kVuGet];
   const Bits& element = operands_.rs1;
   const Bits& value = operands_.rs2;
+  const SignalId is_vec = in_.is(TokenKind::kVec);
   static_assert(kVectorActivationBanks * kRowsPerBank * 2 * kVectorLineElements == 1 << kVectorElementAddressBits);
 
   // Out of range: an element past AM, or a put value whose bits 31..12 are not all equal.
@@ -105,24 +143,30 @@ std::vector<std::vector<SignalId>> MachineBuilder::add_vector_activation_memory(
   illegal_operands_.push_back(illegal_put);
   illegal_operands_.push_back(illegal_get);
 
-  // The put value as AM stores it, two bits a lane (the level 0, 1, 2 or 4; bit 12 alone in the
-  // last lane), in the line buffer's slot k, written by a legal put at an element ≡ k; the buffer is
-  // read every pass.
+  // What the line buffer's slot k takes, two bits a lane (the level 0, 1, 2 or 4; bit 12 alone in
+  // the last lane): a legal put's value at an element ≡ k, or an operation's element k, which the
+  // pass after its VEC token reads off the token (when the element counter has moved on to k + 1).
+  // The buffer is read every pass.
   std::vector<SignalId> value_levels;
   for (int m = 0; m < kVectorElementLanes; ++m)
     value_levels.push_back(c_.add_stored_levels_signal("vector.am.value_level[" + std::to_string(m) + "]"));
-  add_bits_as_levels(g, value_levels, slice(value, 0, kVectorElementBits), {}, kVectorElementLaneBits);
-  std::vector<SignalId> puts_slot;
-  for (int k = 0; k < kVectorLineElements; ++k)
-    puts_slot.push_back(g.all("put_slot" + std::to_string(k),
-                              join(match_bits(element, 0, 4, static_cast<std::uint32_t>(k)),
-                                   {lit(put), nlit(element_outside), nlit(value_outside)})));
+  add_bits_as_levels(g, value_levels, slice(value, 0, kVectorElementBits), {lit(put)}, kVectorElementLaneBits);
+  add_bits_as_levels(g, value_levels, in_.vec, {lit(is_vec)}, kVectorElementLaneBits);
+  auto puts_slot = [&](int k) {
+    return join(match_bits(element, 0, 4, static_cast<std::uint32_t>(k)), {lit(put), nlit(element_outside), nlit(value_outside)});
+  };
+  std::vector<SignalId> takes_slot;
+  for (int k = 0; k < kVectorLineElements; ++k) {
+    takes_slot.push_back(g.all("takes_slot" + std::to_string(k), puts_slot(k)));
+    g.add_all(takes_slot.back(), {lit(is_vec), lit(lines.element[k + 1])});
+  }
+  const SignalId put_commit = g.all("put_commit", puts_slot(kVectorLineElements - 1));
   std::vector<std::vector<SignalId>> line = add_read_slots("vector.line", kVectorLineElements, kVectorElementLanes);
   for (int b = 0; 2 * b < kVectorLineElements; ++b) {
     circuit::Bank bank = single_row_bank("vector.line" + std::to_string(b));
-    bank.write.row.conditions = {F(put)};
+    bank.write.row.conditions = {F(put) + F(is_vec)};
     for (int h = 0; h < 2; ++h) {
-      bank.write.beta[h] = F(puts_slot[2 * b + h]);
+      bank.write.beta[h] = F(takes_slot[2 * b + h]);
       for (int m = 0; m < kVectorElementLanes; ++m) {
         bank.write.lanes[h].push_back(F(value_levels[m]));
         bank.read.lanes[h].push_back({{line[2 * b + h][m], 1}});
@@ -131,24 +175,35 @@ std::vector<std::vector<SignalId>> MachineBuilder::add_vector_activation_memory(
     m_.layout.vector_line_banks.push_back(c_.add_bank(std::move(bank)));
   }
 
-  // The put at slot 15 commits the buffer into its line's half-row, lane for lane.
-  const SignalId commit = puts_slot.back();
+  // The buffer is committed into a line's half-row, lane for lane, by the put at slot 15 (its line)
+  // and by an operation's pass after a line's sixteenth VEC (the output line).
+  const Bits put_line = slice(element, 4, kVectorElementAddressBits - 4);
+  const std::vector<VectorLineAccess> commits{{lines.commits_on, lines.line_a}, {F(put_commit), put_line}};
   std::vector<SignalId> levels;
   for (int k = 0; k < kVectorLineElements; ++k)
     for (int m = 0; m < kVectorElementLanes; ++m) {
       levels.push_back(c_.add_stored_levels_signal("vector.am.level" + std::to_string(k) + "[" + std::to_string(m) + "]"));
       g.add_relu(levels.back(), F(line[k][m]));
     }
-  std::vector<std::vector<SignalId>> read =
-      add_read_slots("vector.am", 2 * kVectorLineElements, kVectorElementLanes);
+  std::array<SignalId, 2> writes_half{g.signal("writes_half0"), g.signal("writes_half1")};
+  for (const VectorLineAccess& commit : commits)
+    for (int h = 0; h < 2; ++h) g.add_all(writes_half[h], match_bits(commit.line, 0, 1, h), commit.when);
+  // vu.get, vu.kput and vu.vput read their element's row; an operation's pass its operands' lines.
+  const std::vector<VectorLineAccess> reads{{F(get) + F(decoded_.op[kVuKput]) + F(decoded_.op[kVuVput]), put_line},
+                                            {lines.computes_on, lines.line_a},
+                                            {lines.reads_b_on, lines.line_b}};
+  std::vector<circuit::RowSelect> write_rows = activation_rows(g, "write_row", commits);
+  std::vector<circuit::RowSelect> read_rows = activation_rows(g, "read_row", reads);
+  ActivationRows am{add_read_slots("vector.am.even", 2 * kVectorLineElements, kVectorElementLanes),
+                    add_read_slots("vector.am.odd", 2 * kVectorLineElements, kVectorElementLanes)};
   for (int b = 0; b < kVectorActivationBanks; ++b) {
     circuit::Bank bank{"vector.am" + std::to_string(b), kRowsPerBank};
     bank.has_read = bank.has_write = true;
-    const std::vector<Literal> this_bank = match_bits(element, 5, 3, static_cast<std::uint32_t>(b));
-    bank.write.row = binary_select(slice(element, 8, 7), this_bank, {F(commit)});
-    bank.read.row = binary_select(slice(element, 8, 7), this_bank, {F(get) + F(decoded_.op[kVuKput]) + F(decoded_.op[kVuVput])});
+    bank.write.row = write_rows[b];
+    bank.read.row = read_rows[b];
+    const std::vector<std::vector<SignalId>>& read = am.of_parity(b % 2);
     for (int h = 0; h < 2; ++h) {
-      bank.write.beta[h] = h ? F(element[4]) : Form(1.0) - F(element[4]);
+      bank.write.beta[h] = F(writes_half[h]);
       for (SignalId level : levels) bank.write.lanes[h].push_back(F(level));
       for (int k = 0; k < kVectorLineElements; ++k)
         for (SignalId lane : read[kVectorLineElements * h + k]) bank.read.lanes[h].push_back({{lane, 1}});
@@ -156,20 +211,23 @@ std::vector<std::vector<SignalId>> MachineBuilder::add_vector_activation_memory(
     m_.layout.vector_activation_banks.push_back(c_.add_bank(std::move(bank)));
   }
 
-  // vu.get: the element at e[4:0] of the row read, sign-extended from bit 12.
+  // vu.get: the element at e[5:0] of the read-out (its bank's parity and its place in the row),
+  // sign-extended from bit 12.
   Gates r = g.sub("get");
   Bits bits;
   for (int i = 0; i < kVectorElementBits; ++i) bits.push_back(r.signal("bit[" + std::to_string(i) + "]"));
-  for (int slot = 0; slot < 2 * kVectorLineElements; ++slot)
-    add_levels_as_bits(r, read[slot], join(match_bits(element, 0, 5, static_cast<std::uint32_t>(slot)), {lit(get)}), bits,
-                       kVectorElementLaneBits);
+  for (int parity = 0; parity < 2; ++parity)
+    for (int slot = 0; slot < 2 * kVectorLineElements; ++slot)
+      add_levels_as_bits(r, am.of_parity(parity)[slot],
+                         join(match_bits(element, 0, 6, static_cast<std::uint32_t>(slot + 32 * parity)), {lit(get)}),
+                         bits, kVectorElementLaneBits);
   Forms word = forms_of(bits);
   word.resize(32, F(bits.back()));
   write_result(word, "vector.get", {nlit(illegal_get)});
-  return read;
+  return am;
 }
 
-void MachineBuilder::add_vector_kv_cache(const std::vector<std::vector<SignalId>>& am_row) {
+void MachineBuilder::add_vector_kv_cache(const ActivationRows& am) {
   Gates g = gates("vector.kv");
   const SignalId kput = decoded_.op[kVuKput], vput = decoded_.op[kVuVput];
   const Bits& element = operands_.rs1;
@@ -199,9 +257,10 @@ void MachineBuilder::add_vector_kv_cache(const std::vector<std::vector<SignalId>
   Gates d = g.sub("bits");
   Bits bits;
   for (int i = 0; i < kVectorKvVectorBits; ++i) bits.push_back(d.signal("bit[" + std::to_string(i) + "]"));
-  for (int k = 0; k < static_cast<int>(program::kVectorKvElements); ++k)
-    add_levels_as_bits(d, am_row[k], {lit(to_kv)}, slice(bits, kVectorElementBits * k, kVectorElementBits),
-                       kVectorElementLaneBits);
+  for (int parity = 0; parity < 2; ++parity)
+    for (int k = 0; k < static_cast<int>(program::kVectorKvElements); ++k)
+      add_levels_as_bits(d, am.of_parity(parity)[k], join(match_bits(element, 5, 1, parity), {lit(to_kv)}),
+                         slice(bits, kVectorElementBits * k, kVectorElementBits), kVectorElementLaneBits);
   std::vector<SignalId> lanes;
   for (int m = 0; m < kVectorKvLanes; ++m)
     lanes.push_back(c_.add_stored_levels_signal("vector.kv.level[" + std::to_string(m) + "]",
@@ -221,19 +280,137 @@ void MachineBuilder::add_vector_kv_cache(const std::vector<std::vector<SignalId>
   }
 }
 
+// The operation's progress lives in layer 0, written from the token alone (docs/vector-unit.md):
+// a counter lane that LINE resets to 1, VEC halves and a completing token clears, and LINE's payload.
+// VEC and LINE do not complete a step, so the PC stays on the operation until its final VAL(0).
+VectorLines MachineBuilder::add_vector_lines() {
+  auto is = [&](TokenKind kind) { return F(in_.is(kind)); };
+  VectorLines v;
+  SignalId count = c_.add_read_signal("vector.op.count", 0, 1, kCounterQuantum);
+  v.line = read_signals(c_, "vector.op.line", kVectorLineIndexBits);
+  circuit::Bank bank = single_row_bank("vector.op");
+  bank.write.beta[0] = is(TokenKind::kLine) + 0.5 * is(TokenKind::kVec) + in_.completes();
+  bank.write.lanes[0] = {is(TokenKind::kLine)};
+  bank.read.lanes[0] = {{{count, 1}}};
+  bank.write.beta[1] = is(TokenKind::kLine);
+  for (int i = 0; i < kVectorLineIndexBits; ++i) {
+    bank.write.lanes[1].push_back(F(in_.line[i]));
+    bank.read.lanes[1].push_back({{v.line[i], 1}});
+  }
+  c_.add_bank(std::move(bank));
+
+  Gates g = gates("vector.op");
+  v.element = g.counter_one_hot("element", count, kVectorLineElements + 1);
+  v.running = g.any("running", circuit::sum_of(v.element));
+  const Form binary = F(decoded_.op[kVuAdd16]) + F(decoded_.op[kVuMul16]);
+  const Form elementwise = binary + F(decoded_.op[kVuSilu]);
+  const std::vector<SignalId> computing(v.element.begin(), v.element.begin() + kVectorLineElements);
+  v.computes_on = elementwise + circuit::sum_of(computing) - 1;
+  v.commits_on = elementwise + F(v.element[kVectorLineElements]) - 1;
+  v.reads_b_on = binary + circuit::sum_of(computing) + F(g.exclusive_or("bit5_differs", operands_.rs1[5], operands_.rs2[5])) - 2;
+  v.binary = g.relu("binary", binary, 1);
+  v.elementwise = g.relu("elementwise", elementwise, 1);
+  v.computes = g.relu("computes", v.computes_on, 1);
+  v.commits = g.relu("commits", v.commits_on, 1);
+  const int line_bits = kVectorElementAddressBits - 4;
+  v.line_a = circuit::narrow_sum(g, "line_a", line_bits, forms_of(slice(operands_.rs1, 4, line_bits)), forms_of(v.line));
+  v.line_b = circuit::narrow_sum(g, "line_b", line_bits, forms_of(slice(operands_.rs2, 4, line_bits)), forms_of(v.line));
+  return v;
+}
+
+void MachineBuilder::add_vector_elementwise(const VectorLines& v, const ActivationRows& am, const VectorRegisters& registers) {
+  Gates g = gates("vector.elementwise");
+  const Bits& x = operands_.rs1;
+  const Bits& y = operands_.rs2;
+  const SignalId add = decoded_.op[kVuAdd16], mul = decoded_.op[kVuMul16], silu = decoded_.op[kVuSilu];
+
+  // Illegal operands, as on the golden machine: VL outside 1..4096; x not a line's first element or
+  // its lines past AM (x + VL > 32,768); for the binary ones the same of y, and y neither x nor 32
+  // elements off it modulo 64; for vu.mul16 AUX outside 1..30.
+  Gates c = g.sub("check");
+  const Bits& vl = registers.vl;
+  Form bad = Form(1.0) - any_of(c, "vl_nonzero", vl) + any_of(c, "vl_high", slice(vl, 13, 19));
+  bad += F(c.all("vl_past_4096", {lit(vl[12]), lit(c.any("vl_low", circuit::sum_of(slice(vl, 0, 12))))}));
+  auto outside = [&](const std::string& name, const Bits& first) {
+    Gates o = c.sub(name);
+    const Bits end = circuit::narrow_sum(o, "end", 16, forms_of(slice(first, 0, kVectorElementAddressBits)), forms_of(slice(vl, 0, 13)));
+    Form out = any_of(o, "misaligned", slice(first, 0, 4)) + any_of(o, "high", slice(first, kVectorElementAddressBits, 32 - kVectorElementAddressBits));
+    return out + F(o.all("past_end", {lit(end[15]), lit(o.any("end_low", circuit::sum_of(slice(end, 0, 15))))}));
+  };
+  bad += outside("x", x);
+  Form bad_binary = outside("y", y) + F(c.exclusive_or("bit4_differs", x[4], y[4]));
+  Form differs;
+  for (int i = 0; i < 32; ++i) differs += F(c.exclusive_or(indexed("differs", i), x[i], y[i]));
+  bad_binary += F(c.all("same_parity", {nlit(c.exclusive_or("bit5_differs", x[5], y[5])), lit(c.any("differ", differs))}));
+  const std::vector<SignalId> shift = circuit::decode_one_hot(c, "shift", slice(registers.aux, 0, 5));
+  const Form bad_shift = any_of(c, "aux_high", slice(registers.aux, 5, 27)) + F(shift[0]) + F(shift[31]);
+  const Form illegal = F(c.all("bad_operation", {lit(v.elementwise), lit(c.any("bad", bad))})) +
+                       F(c.all("bad_pair", {lit(v.binary), lit(c.any("bad_binary", bad_binary))})) +
+                       F(c.all("bad_shift", {lit(mul), lit(c.any("shift_outside", bad_shift))}));
+  illegal_operands_.push_back(c.any("illegal", illegal));
+
+  // The operands of element k: lane k of line_a's (line_b's) half in the read-out of its bank's parity.
+  auto operand = [&](const std::string& name, const Bits& line) {
+    Gates o = g.sub(name);
+    Bits bits;
+    for (int i = 0; i < kVectorElementBits; ++i) bits.push_back(o.signal(indexed("bit", i)));
+    for (int place = 0; place < 4; ++place)  // line[0] the half, line[1] the bank's parity
+      for (int k = 0; k < kVectorLineElements; ++k)
+        add_levels_as_bits(o, am.of_parity(place >> 1)[kVectorLineElements * (place & 1) + k],
+                           join(match_bits(line, 0, 2, static_cast<std::uint32_t>(place)), {lit(v.computes), lit(v.element[k])}),
+                           bits, kVectorElementLaneBits);
+    return bits;
+  };
+  const Bits a = operand("a", v.line_a), b = operand("b", v.line_b);
+  std::vector<int> silu_table(STORY_SILU, STORY_SILU + STORY_SILU_POINTS);
+  const std::vector<SignalId> mul_shift(shift.begin() + 1, shift.begin() + 31);
+  const std::array<Bits, 3> results{
+      circuit::add16_element(g.sub("add16"), a, b, Enable({lit(add), lit(v.computes)})),
+      circuit::mul16_element(g.sub("mul16"), a, b, mul_shift, Enable({lit(mul), lit(v.computes)})),
+      circuit::silu_element(g.sub("silu"), a, silu_table, Enable({lit(silu), lit(v.computes)}))};
+
+  // Element i = 16·l + k is live below VL; past it the pass sends VEC(0).
+  Forms index(32);
+  for (int k = 0; k < kVectorLineElements; ++k)
+    for (int j = 0; j < 4; ++j)
+      if ((k >> j) & 1) index[j] += F(v.element[k]);
+  for (int j = 0; j < kVectorLineIndexBits; ++j) index[4 + j] = F(v.line[j]);
+  const SignalId live = circuit::compare32(g.sub("live"), index, forms_of(vl), Enable(v.computes)).less_unsigned;
+  Gates out = g.sub("out");
+  for (int i = 0; i < kVectorElementBits; ++i)
+    add_result_bit(out, i, {lit(live)}, F(results[0][i]) + F(results[1][i]) + F(results[2][i]));
+
+  // After a line's sixteenth VEC: LINE(l + 1) while 16·(l + 1) < VL, else the operation ends.
+  const Bits next_line = circuit::narrow_sum(g, "next_line", kVectorLineIndexBits + 1, forms_of(v.line), {Form(1.0)});
+  Forms next_first(32);
+  for (int j = 0; j <= kVectorLineIndexBits; ++j) next_first[4 + j] = F(next_line[j]);
+  const SignalId more = circuit::compare32(g.sub("more"), next_first, forms_of(vl), Enable(v.commits)).less_unsigned;
+  for (int i = 0; i < kVectorLineIndexBits; ++i) add_result_bit(out, i, {lit(v.commits), lit(more), lit(next_line[i])});
+  vector_result_pass_ = v.computes;
+  vector_line_pass_ = g.signal("line_pass");
+  g.add_all(vector_line_pass_, {lit(v.elementwise), nlit(v.running)});
+  g.add_all(vector_line_pass_, {lit(v.commits), lit(more)});
+}
+
 // The configuration registers, two to a single-row bank (a write replaces its half only): each
-// vu.set* writes rs1's bits into its register's half.
-void MachineBuilder::add_vector_registers() {
+// vu.set* writes rs1's bits into its register's half. The operations read VL and AUX.
+VectorRegisters MachineBuilder::add_vector_registers() {
   constexpr int kRegisters = kVuSeths - kVuSetvl + 1;
+  VectorRegisters read{.vl = read_signals(c_, "vector.vl", 32), .aux = read_signals(c_, "vector.aux", 32)};
   for (int bank_index = 0; 2 * bank_index < kRegisters; ++bank_index) {
     circuit::Bank bank = single_row_bank("vector.registers" + std::to_string(bank_index));
-    bank.has_read = false;
     for (int h = 0; h < 2 && 2 * bank_index + h < kRegisters; ++h) {
-      bank.write.beta[h] = F(decoded_.op[kVuSetvl + 2 * bank_index + h]);
+      const int op = kVuSetvl + 2 * bank_index + h;
+      bank.write.beta[h] = F(decoded_.op[op]);
       for (int i = 0; i < 32; ++i) bank.write.lanes[h].push_back(F(operands_.rs1[i]));
+      const Bits* reads = op == kVuSetvl ? &read.vl : op == kVuSetaux ? &read.aux : nullptr;
+      if (reads)
+        for (SignalId bit : *reads) bank.read.lanes[h].push_back({{bit, 1}});
     }
+    bank.has_read = !bank.read.lanes[0].empty() || !bank.read.lanes[1].empty();
     m_.layout.vector_register_banks.push_back(c_.add_bank(std::move(bank)));
   }
+  return read;
 }
 
 }  // namespace rvformer::cpu

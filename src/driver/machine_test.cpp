@@ -65,21 +65,23 @@ TEST(Machine, TheLoaderRefusesImagePartsTheMachineCannotHold) {
   EXPECT_THROW(program_load_tokens(with_ram, protocol), Error);
 }
 
+// The vector unit's header and hex(x), which prints x in 8 hex digits and a space, for the vector
+// programs below.
+const std::string kVectorPrelude = R"(#include "rvformer_vector.h"
+static void hex(unsigned x) {
+  volatile unsigned char* console = (volatile unsigned char*)0xFFFF0000u;
+  for (int shift = 28; shift >= 0; shift -= 4) *console = "0123456789abcdef"[(x >> shift) & 15];
+  *console = ' ';
+}
+)";
+
 // The vector unit's weight memory, filled by the loader from a sparse image: rows in the first, the
 // second and the last bank, every nibble value at every lane, zero words among them, and the zero
 // half-rows the loader skips. vu.wget reads every word of those rows, both halves, the last word of
 // WM among them; the program prints a hash of them all and the last word (verify_test's compiled
 // machine prints every word it reads).
 program::ProgramImage vector_weight_memory_program(const char* body) {
-  program::ProgramImage image = toolchain::compile_test_program("wget", std::string(R"(
-#include "rvformer_vector.h"
-static void hex(unsigned x) {
-  volatile unsigned char* console = (volatile unsigned char*)0xFFFF0000u;
-  for (int shift = 28; shift >= 0; shift -= 4) *console = "0123456789abcdef"[(x >> shift) & 15];
-  *console = ' ';
-}
-int main(void) {
-)") + body + "}\n", program::kVectorMap);
+  program::ProgramImage image = toolchain::compile_test_program("wget", kVectorPrelude + "int main(void) {\n" + body + "}\n", program::kVectorMap);
   image.weights.assign(program::kVectorWeightBytes, 0);
   std::uint32_t state = 7;
   auto put_word = [&](std::uint32_t address, std::uint32_t word) {
@@ -144,13 +146,7 @@ TEST(Machine, AVuWgetThatTrapsIsReportedLikeOnTheEmulator) {
 // (verify_test reads the cache back from the compiled weights).
 TEST(Machine, TheVectorUnitsActivationMemoryAndKvCacheRunLikeTheEmulator) {
   auto machine = cpu::build_machine(program::kVectorMachine);
-  program::ProgramImage image = toolchain::compile_test_program("am", R"(
-#include "rvformer_vector.h"
-static void hex(unsigned x) {
-  volatile unsigned char* console = (volatile unsigned char*)0xFFFF0000u;
-  for (int shift = 28; shift >= 0; shift -= 4) *console = "0123456789abcdef"[(x >> shift) & 15];
-  *console = ' ';
-}
+  program::ProgramImage image = toolchain::compile_test_program("am", kVectorPrelude + R"(
 static const unsigned lines[] = {0, 16, 32 * 1 + 16 * 256, 32 * 2 + 16 + 5 * 256, 32 * 3 + 77 * 256, 32 * 4 + 16 + 100 * 256,
                                  32 * 5, 32 * 6 + 16 + 127 * 256, 32768 - 16};
 int main(void) {
@@ -174,6 +170,34 @@ int main(void) {
   hex((unsigned)vu_get(16));
   hex((unsigned)vu_get(lines[2] + 3));
   hex((unsigned)vu_get(48));
+  return 0;
+}
+)", program::kVectorMap);
+  EvaluatorMachine circuit(*machine);
+  expect_runs_like_the_emulator(circuit, image, program::kVectorMachine);
+}
+
+// The elementwise operations in the exact evaluator, with its range, margin and overwrite checks:
+// vu.add16 over a line and a partial one against lines 32 elements off (both parities of AM's
+// banks, the 13-bit extremes saturating), vu.mul16 of a line with itself, vu.silu over part of a
+// line, every result read back with vu.get and hashed.
+TEST(Machine, TheVectorUnitsElementwiseOperationsRunLikeTheEmulator) {
+  auto machine = cpu::build_machine(program::kVectorMachine);
+  program::ProgramImage image = toolchain::compile_test_program("elementwise", kVectorPrelude + R"(
+int main(void) {
+  for (unsigned e = 0; e < 32; e++) vu_put(e, (int)((e * 0x3A7u) & 0x1FFFu) - 4096);
+  for (unsigned e = 0; e < 32; e++) vu_put(96 + e, e % 3 ? 4095 - (int)e : -4096);
+  vu_set_vl(20);
+  vu_add16(0, 96);
+  vu_set_vl(16);
+  vu_set_aux(11);
+  vu_mul16(96, 96);
+  vu_set_vl(5);
+  vu_silu(16);
+  unsigned h = 2166136261u;
+  for (unsigned e = 0; e < 128; e++) h = (h ^ (unsigned)vu_get(e)) * 16777619u;
+  hex(h);
+  hex((unsigned)vu_get(19));
   return 0;
 }
 )", program::kVectorMap);

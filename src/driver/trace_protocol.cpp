@@ -34,6 +34,8 @@ constexpr std::array<Role, cpu::kTokenKindCount> kRoles = [] {
   set(TokenKind::kHi, Role::kContinues);
   set(TokenKind::kTop, Role::kContinues);
   set(TokenKind::kDiv, Role::kContinues);
+  set(TokenKind::kVec, Role::kContinues);
+  set(TokenKind::kLine, Role::kContinues);
   set(TokenKind::kJump, Role::kJump);
   set(TokenKind::kJlo, Role::kJump);
   set(TokenKind::kFar, Role::kJumpHigh);

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <random>
 
 #include "isa/instruction_set.h"
@@ -294,15 +295,15 @@ class StreamGenerator {
 
   // The vector unit: a configuration register set from any register, a weight memory word read at
   // a random aligned address inside it, a run of vu.put up to the end of a random line (which commits
-  // it) or a single one, all of 13-bit values, a random AM row copied into a random KV slot, or an
-  // element read back with vu.get.
+  // it) or a single one, all of 13-bit values, a random AM row copied into a random KV slot, an
+  // elementwise operation over up to three lines, or an element read back with vu.get.
   Item vector_access() {
     Item item;
     const std::uint8_t address = operand_register();
     std::uint8_t value;
     do value = operand_register();
     while (value == address);
-    switch (pick(0, 5)) {
+    switch (pick(0, 6)) {
       case 0: {
         const auto setter = static_cast<Op>(static_cast<int>(Op::kVuSetvl) + pick(0, 4));
         item.instructions.push_back(make(setter, 0, any_register(), 0, 0));
@@ -330,12 +331,31 @@ class StreamGenerator {
         item.instructions.push_back(make(pick(0, 1) ? Op::kVuKput : Op::kVuVput, 0, address, value, 0));
         break;
       }
+      case 5:
+        elementwise(item, address, value);
+        break;
       default:
         append_load_immediate(item.instructions, address, random_element());
         item.instructions.push_back(make(Op::kVuGet, destination(), address, 0, 0));
         break;
     }
     return item;
+  }
+  // vu.add16, vu.mul16 (a random shift) or vu.silu over 1..48 elements at a random line x, the second
+  // operand x itself or the line 32 elements off it (bit 5 flipped), as the unit requires.
+  void elementwise(Item& item, std::uint8_t address, std::uint8_t value) {
+    constexpr std::uint32_t kLine = program::kVectorLineElements;
+    const Op op = std::array{Op::kVuAdd16, Op::kVuMul16, Op::kVuSilu}[pick(0, 2)];
+    append_load_immediate(item.instructions, address, static_cast<std::uint32_t>(pick(1, 3 * kLine)));
+    item.instructions.push_back(make(Op::kVuSetvl, 0, address, 0, 0));
+    if (op == Op::kVuMul16) {
+      append_load_immediate(item.instructions, address, static_cast<std::uint32_t>(pick(1, 30)));
+      item.instructions.push_back(make(Op::kVuSetaux, 0, address, 0, 0));
+    }
+    const std::uint32_t x = kLine * static_cast<std::uint32_t>(pick(0, program::kVectorActivationElements / kLine - 8));
+    append_load_immediate(item.instructions, address, x);
+    append_load_immediate(item.instructions, value, pick(0, 3) ? x ^ 2 * kLine : x);
+    item.instructions.push_back(make(op, 0, address, op == Op::kVuSilu ? 0 : value, 0));
   }
   std::uint32_t random_element() { return static_cast<std::uint32_t>(pick(0, program::kVectorActivationElements - 1)); }
   // Most runs put a whole line; some only its last few elements.

@@ -1,6 +1,7 @@
 // emulator/vector_unit.cpp — see vector_unit.h. Every operation first checks all of its operands and
-// changes nothing when one is out of range; then it computes its outputs into result_ and only then
-// writes them, so that an output may overlap any input.
+// changes nothing when one is out of range. The elementwise ones (vu.add16, vu.mul16, vu.silu) then
+// go a line at a time, as the weights do; the others compute all of their outputs into result_ and
+// only then write them, so that an output may overlap any input.
 #include "emulator/vector_unit.h"
 
 #include <algorithm>
@@ -251,6 +252,22 @@ void VectorUnit::put(std::uint32_t element, std::int16_t value) {
     std::copy(line_.begin(), line_.end(), activations_.begin() + (element - (kLineElements - 1)));
 }
 
+bool VectorUnit::whole_lines(std::uint32_t first, std::uint32_t count) {
+  return first % kLineElements == 0 && in_activations(first, (std::uint64_t{count} + kLineElements - 1) / kLineElements * kLineElements);
+}
+
+// Line l of x and of y are in banks of opposite parity (bank = line[3:1]), or are the same line.
+bool VectorUnit::paired_lines(std::uint32_t x, std::uint32_t y) {
+  return x == y || ((x - y) & (4 * kLineElements - 1)) == 2 * kLineElements;
+}
+
+void VectorUnit::write_lines(std::uint32_t out, std::uint32_t count, const std::function<std::int16_t(std::uint32_t)>& element) {
+  for (std::uint32_t first = 0; first < count; first += kLineElements) {
+    for (std::uint32_t k = 0; k < kLineElements; ++k) line_[k] = first + k < count ? element(first + k) : 0;
+    std::copy(line_.begin(), line_.end(), activations_.begin() + out + first);
+  }
+}
+
 void VectorUnit::write_result(std::uint32_t first) {
   std::copy(result_.begin(), result_.end(), activations_.begin() + first);
 }
@@ -307,25 +324,20 @@ bool VectorUnit::row16(std::uint32_t out, std::uint32_t address) {
 
 bool VectorUnit::add16(std::uint32_t x, std::uint32_t y) {
   const std::uint32_t n = count();
-  if (!in_range(n, 1, kMaxCount) || !in_activations(x, n) || !in_activations(y, n)) return false;
-  result_.resize(n);
-  for (std::uint32_t i = 0; i < n; ++i)
-    result_[i] = to_activation(std::int64_t{activations_[x + i]} + activations_[y + i]);
-  write_result(x);
+  if (!in_range(n, 1, kMaxCount) || !whole_lines(x, n) || !whole_lines(y, n) || !paired_lines(x, y)) return false;
+  write_lines(x, n, [&](std::uint32_t i) { return to_activation(std::int64_t{activations_[x + i]} + activations_[y + i]); });
   return true;
 }
 
 bool VectorUnit::mul16(std::uint32_t a, std::uint32_t b) {
   const std::uint32_t n = count(), shift = registers_[kAux];
-  if (!in_range(n, 1, kMaxCount) || !in_range(shift, 1, kMaxMul16Shift) || !in_activations(a, n) ||
-      !in_activations(b, n))
+  if (!in_range(n, 1, kMaxCount) || !in_range(shift, 1, kMaxMul16Shift) || !whole_lines(a, n) || !whole_lines(b, n) ||
+      !paired_lines(a, b))
     return false;
-  result_.resize(n);
-  for (std::uint32_t i = 0; i < n; ++i) {
+  write_lines(a, n, [&](std::uint32_t i) {
     const std::int64_t product = std::int64_t{activations_[a + i]} * activations_[b + i];
-    result_[i] = to_activation(round_shift(product, static_cast<int>(shift)));
-  }
-  write_result(a);
+    return to_activation(round_shift(product, static_cast<int>(shift)));
+  });
   return true;
 }
 
@@ -357,10 +369,8 @@ bool VectorUnit::rmsnorm(std::uint32_t out, std::uint32_t x) {
 
 bool VectorUnit::silu(std::uint32_t x) {
   const std::uint32_t n = count();
-  if (!in_range(n, 1, kMaxCount) || !in_activations(x, n)) return false;
-  result_.resize(n);
-  for (std::uint32_t i = 0; i < n; ++i) result_[i] = silu_q9(activations_[x + i]);
-  write_result(x);
+  if (!in_range(n, 1, kMaxCount) || !whole_lines(x, n)) return false;
+  write_lines(x, n, [&](std::uint32_t i) { return silu_q9(activations_[x + i]); });
   return true;
 }
 

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -77,6 +78,16 @@ class VectorUnit {
   std::int16_t weight_half(std::uint32_t address) const;
   // Copies result_ to AM from `first`: outputs are written only once every input has been read.
   void write_result(std::uint32_t first);
+  // An elementwise operation's lines: `count` elements from `first`, a line's first element, inside AM
+  // as whole lines.
+  static bool whole_lines(std::uint32_t first, std::uint32_t count);
+  // Whether a binary elementwise operation can read line l of both operands in one pass.
+  static bool paired_lines(std::uint32_t x, std::uint32_t y);
+  // Writes `count` outputs from AM element `out` a line at a time, as the weights do: each line's
+  // elements computed from AM as it stands (element(i), i below count; 0 past it) into the line
+  // buffer, which is then written whole. So the buffer ends holding the last line, and an output
+  // line changes the inputs of later lines it overlaps.
+  void write_lines(std::uint32_t out, std::uint32_t count, const std::function<std::int16_t(std::uint32_t)>& element);
 
   std::vector<std::uint8_t> weights_;
   std::vector<std::int16_t> activations_;

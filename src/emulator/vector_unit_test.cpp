@@ -210,6 +210,13 @@ class VectorProgram {
   void write_activations(std::uint32_t element, const std::vector<std::int16_t>& values) {
     std::ranges::copy(values, activations_.begin() + element);
   }
+  // An elementwise operation's output: `values` from a line's first element, then zeros to the end
+  // of the last line.
+  void write_lines(std::uint32_t element, const std::vector<std::int16_t>& values) {
+    write_activations(element, values);
+    const auto end = line_start(element + static_cast<std::uint32_t>(values.size()) + kLineElements - 1);
+    std::fill(activations_.begin() + element + static_cast<std::ptrdiff_t>(values.size()), activations_.begin() + end, 0);
+  }
 
  private:
   static std::uint32_t line_start(std::uint32_t element) { return element - element % kLineElements; }
@@ -425,10 +432,10 @@ TEST(VectorUnit, Add16SaturatesLikeTheReference) {
     std::vector<std::int16_t> x = random_vector(n, random), y = random_vector(n, random);
     x[0] = kElementMax, y[0] = 1;  // both saturations and an exact sum
     if (n > 2) x[1] = kElementMin, y[1] = -1, x[2] = kElementMin, y[2] = kElementMax;
-    program.put_activations(10, x).put_activations(20000, y);
-    program.set(Op::kVuSetvl, n).op(Op::kVuAdd16, 10, 20000);
+    program.put_activations(64, x).put_activations(20000, y);  // 20000 ≡ 32 (mod 64): paired lines
+    program.set(Op::kVuSetvl, n).op(Op::kVuAdd16, 64, 20000);
     story_add16(x.data(), y.data(), static_cast<int>(n));
-    program.write_activations(10, x);
+    program.write_lines(64, x);
     EXPECT_TRUE(same_memories(program.run(), program)) << n;
   }
 }
@@ -438,7 +445,7 @@ TEST(VectorUnit, Mul16MatchesTheReferenceAtEveryShift) {
   VectorProgram program;
   constexpr std::uint32_t kN = 64;
   for (std::uint32_t shift = 1; shift <= 30; ++shift) {
-    const std::uint32_t a = 100 * shift, b = 5000 + 100 * shift;
+    const std::uint32_t a = 128 * shift, b = 8192 + 128 * shift + 32;
     std::vector<std::int16_t> x = random_vector(kN, random), y = random_vector(kN, random);
     x[0] = kElementMin, y[0] = kElementMin;  // the largest product, 2^24
     x[1] = kElementMin, y[1] = kElementMax;
@@ -446,7 +453,7 @@ TEST(VectorUnit, Mul16MatchesTheReferenceAtEveryShift) {
     program.set(Op::kVuSetvl, kN).set(Op::kVuSetaux, shift).op(Op::kVuMul16, a, b);
     std::vector<std::int16_t> out(kN);
     story_mul16(out.data(), x.data(), y.data(), static_cast<int>(shift), kN);
-    program.write_activations(a, out);
+    program.write_lines(a, out);
   }
   EXPECT_TRUE(same_memories(program.run(), program));
 }
@@ -733,15 +740,19 @@ TEST(VectorUnit, OutputsSaturateAtThirteenBits) {
   const std::vector<std::int16_t> a = {4094, 4095, 4095, 2048, -4095, -4096, -4096, -2048, 4095, -4096, 1,    -1};
   const std::vector<std::int16_t> b = {1,    1,    0,    2048, -1,    0,     -1,    -2049, 4095, -4096, 4095, -4096};
   const auto n = static_cast<std::uint32_t>(a.size());
-  program.put_activations(1000, a).put_activations(2000, b).set(Op::kVuSetvl, n).op(Op::kVuAdd16, 1000, 2000);
+  auto expect_lines = [&](std::uint32_t element, const std::vector<std::int16_t>& values) {
+    program.write_lines(element, values);
+    outputs.insert(outputs.end(), values.begin(), values.end());
+  };
+  program.put_activations(1024, a).put_activations(2080, b).set(Op::kVuSetvl, n).op(Op::kVuAdd16, 1024, 2080);
   std::vector<std::int16_t> sum = a;
   story_add16(sum.data(), b.data(), static_cast<int>(n));
-  expect(1000, sum);
+  expect_lines(1024, sum);
   for (std::uint32_t shift : {1u, 2u, 12u}) {
-    program.put_activations(3000, a).set(Op::kVuSetaux, shift).op(Op::kVuMul16, 3000, 2000);
+    program.put_activations(3072, a).set(Op::kVuSetaux, shift).op(Op::kVuMul16, 3072, 2080);
     std::vector<std::int16_t> product(n);
     story_mul16(product.data(), a.data(), b.data(), static_cast<int>(shift), static_cast<int>(n));
-    expect(3000, product);
+    expect_lines(3072, product);
   }
   // Rotations by cos 1, sin 0 (the pair itself) and cos = sin = 1 (a − b, a + b).
   program.put_table(4096, {16384, 16384, 0, 16384});  // cos at WM 4096, sin at WM 4100
@@ -765,6 +776,30 @@ TEST(VectorUnit, OutputsSaturateAtThirteenBits) {
   EXPECT_TRUE(std::ranges::all_of(outputs, [](std::int16_t v) { return v >= -4096 && v <= 4095; }));
   EXPECT_GE(std::ranges::count(outputs, std::int16_t{4095}), 5);
   EXPECT_GE(std::ranges::count(outputs, std::int16_t{-4096}), 5);
+}
+
+// The elementwise operations go a line at a time: each output line is written before the next line
+// is read, so an output line that is a later line's input changes it (x's line l is y's line l + 2
+// here), the rest of the last line is zero, and the line buffer ends holding the last line.
+TEST(VectorUnit, ElementwiseOperationsGoALineAtATime) {
+  std::mt19937 random(1150);
+  constexpr std::uint32_t kN = 100, kY = 1024, kX = kY + 32, kLines = (kN + 15) / 16;
+  for (Op op : {Op::kVuAdd16, Op::kVuMul16}) {
+    VectorProgram program;
+    program.put_activations(kY, random_vector(32 + kN, random)).set(Op::kVuSetvl, kN).set(Op::kVuSetaux, 3);
+    program.op(op, kX, kY);
+    std::vector<std::int16_t> am = program.activations_at(kY, 32 + 16 * kLines);
+    for (std::uint32_t i = 0; i < 16 * kLines; ++i) {
+      std::int16_t& out = am[32 + i];
+      if (i >= kN) out = 0;
+      else if (op == Op::kVuAdd16) story_add16(&out, &am[i], 1);
+      else story_mul16(&out, &out, &am[i], 3, 1);
+    }
+    program.write_activations(kY, am);
+    Emulator emulator = program.run();
+    EXPECT_TRUE(same_memories(emulator, program)) << isa::op_info(op).name;
+    EXPECT_TRUE(std::ranges::equal(emulator.vector_line_buffer(), std::span(am).subspan(32 + 16 * (kLines - 1), 16)));
+  }
 }
 
 TEST(VectorUnit, ArgmaxFindsTheFirstLargest) {
@@ -795,7 +830,8 @@ TEST(VectorUnit, ArgmaxFindsTheFirstLargest) {
   }
 }
 
-// Outputs over their own inputs, shifted either way: each operation reads all of its inputs first.
+// Outputs over their own inputs, shifted either way: the operations that are not elementwise read all
+// of their inputs first.
 TEST(VectorUnit, OutputsMayOverlapTheirInputs) {
   std::mt19937 random(1100);
   VectorProgram program;
@@ -812,21 +848,8 @@ TEST(VectorUnit, OutputsMayOverlapTheirInputs) {
     story_matvec16(out16.data(), w, pairs.data(), input.data(), kN, kN);
     program.write_activations(out, out16);
 
-    std::vector<std::int16_t> a = random_vector(2 * kN, random);
-    program.put_activations(x, a).op(Op::kVuAdd16, x, out);  // y = x shifted by `offset`
-    std::vector<std::int16_t> sum(a.begin(), a.begin() + kN);
-    const std::vector<std::int16_t> y = program.activations_at(out, kN);
-    story_add16(sum.data(), y.data(), kN);
-    program.write_activations(x, sum);
-
-    a = program.activations_at(x, kN);
-    const std::vector<std::int16_t> b = program.activations_at(out, kN);
-    program.set(Op::kVuSetaux, 9).op(Op::kVuMul16, x, out);
-    std::vector<std::int16_t> product(kN);
-    story_mul16(product.data(), a.data(), b.data(), 9, kN);
-    program.write_activations(x, product);
-
-    input = program.activations_at(x, kN);
+    input = random_vector(kN, random);
+    program.put_activations(x, input);
     program.set(Op::kVuSetaux, 77).op(Op::kVuRmsnorm, out, x);
     std::vector<std::int16_t> norm(kN);
     story_rmsnorm(norm.data(), input.data(), kN, 77);
@@ -1090,22 +1113,28 @@ const IllegalCase kIllegalCases[] = {
     {"vu.row16 with the row's multiplier negative",
      [](VectorProgram& p) { p.put_weight_word(0, 0xFFFFFF00).op(Op::kVuRow16, 100, 0); }},
     {"vu.row16 with out past AM", [](VectorProgram& p) { p.op(Op::kVuRow16, kEnd - 3, 0); }},
-    {"vu.add16 with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuAdd16, 0, 100); }},
-    {"vu.add16 with VL 4097", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4097).op(Op::kVuAdd16, 0, 10000); }},
-    {"vu.add16 with x past AM", [](VectorProgram& p) { p.op(Op::kVuAdd16, kEnd - 3, 100); }},
-    {"vu.add16 with y past AM", [](VectorProgram& p) { p.op(Op::kVuAdd16, 0, kEnd - 3); }},
-    {"vu.mul16 with shift 0", [](VectorProgram& p) { p.set(Op::kVuSetaux, 0).op(Op::kVuMul16, 0, 100); }},
-    {"vu.mul16 with shift 31", [](VectorProgram& p) { p.set(Op::kVuSetaux, 31).op(Op::kVuMul16, 0, 100); }},
-    {"vu.mul16 with VL 4097", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4097).op(Op::kVuMul16, 0, 10000); }},
-    {"vu.mul16 with a past AM", [](VectorProgram& p) { p.op(Op::kVuMul16, kEnd - 3, 100); }},
-    {"vu.mul16 with b past AM", [](VectorProgram& p) { p.op(Op::kVuMul16, 0, kEnd - 3); }},
+    {"vu.add16 with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuAdd16, 0, 32); }},
+    {"vu.add16 with VL 4097", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4097).op(Op::kVuAdd16, 0, 10016); }},
+    {"vu.add16 with x's last line past AM", [](VectorProgram& p) { p.set(Op::kVuSetvl, 17).op(Op::kVuAdd16, kEnd - 16, 32); }},
+    {"vu.add16 with y's last line past AM", [](VectorProgram& p) { p.set(Op::kVuSetvl, 17).op(Op::kVuAdd16, 16, kEnd - 16); }},
+    {"vu.add16 with x not a line's first element", [](VectorProgram& p) { p.op(Op::kVuAdd16, 8, 40); }},
+    {"vu.add16 with lines in the same bank", [](VectorProgram& p) { p.op(Op::kVuAdd16, 0, 64); }},
+    {"vu.add16 with lines in adjacent banks", [](VectorProgram& p) { p.op(Op::kVuAdd16, 0, 16); }},
+    {"vu.mul16 with shift 0", [](VectorProgram& p) { p.set(Op::kVuSetaux, 0).op(Op::kVuMul16, 0, 32); }},
+    {"vu.mul16 with shift 31", [](VectorProgram& p) { p.set(Op::kVuSetaux, 31).op(Op::kVuMul16, 0, 32); }},
+    {"vu.mul16 with VL 4097", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4097).op(Op::kVuMul16, 0, 10016); }},
+    {"vu.mul16 with a's last line past AM", [](VectorProgram& p) { p.set(Op::kVuSetvl, 17).op(Op::kVuMul16, kEnd - 16, 32); }},
+    {"vu.mul16 with b's last line past AM", [](VectorProgram& p) { p.set(Op::kVuSetvl, 17).op(Op::kVuMul16, 16, kEnd - 16); }},
+    {"vu.mul16 with a not a line's first element", [](VectorProgram& p) { p.op(Op::kVuMul16, 1, 33); }},
+    {"vu.mul16 with lines in the same bank", [](VectorProgram& p) { p.op(Op::kVuMul16, 128, 0); }},
     {"vu.rmsnorm with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuRmsnorm, 100, 0); }},
     {"vu.rmsnorm with VL 513", [](VectorProgram& p) { p.set(Op::kVuSetvl, 513).op(Op::kVuRmsnorm, 1000, 0); }},
     {"vu.rmsnorm with out past AM", [](VectorProgram& p) { p.op(Op::kVuRmsnorm, kEnd - 3, 0); }},
     {"vu.rmsnorm with x past AM", [](VectorProgram& p) { p.op(Op::kVuRmsnorm, 100, kEnd - 3); }},
     {"vu.silu with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuSilu, 0); }},
     {"vu.silu with VL 4097", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4097).op(Op::kVuSilu, 0); }},
-    {"vu.silu with x past AM", [](VectorProgram& p) { p.op(Op::kVuSilu, kEnd - 3); }},
+    {"vu.silu with x's last line past AM", [](VectorProgram& p) { p.set(Op::kVuSetvl, 17).op(Op::kVuSilu, kEnd - 16); }},
+    {"vu.silu with x not a line's first element", [](VectorProgram& p) { p.op(Op::kVuSilu, 4); }},
     {"vu.rope with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuRope, 0, 1000); }},
     {"vu.rope with an odd VL", [](VectorProgram& p) { p.set(Op::kVuSetvl, 3).op(Op::kVuRope, 0, 1000); }},
     {"vu.rope with VL 4098", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4098).op(Op::kVuRope, 0, 1000); }},
@@ -1183,8 +1212,9 @@ TEST(VectorUnitTraps, TheTrapCasesSetupIsLegal) {
   program.op(Op::kVuPut, kEnd - 1, 7).op(Op::kVuGet, kEnd - 1, 0, kT1);
   program.op(Op::kVuKput, kEnd - kKvElements, kKvSlots - 1).op(Op::kVuVput, kEnd - kKvElements, kKvSlots - 1);
   for (Op op : {Op::kVuMatvec16, Op::kVuRow16}) program.op(op, 100, 0);
-  for (Op op : {Op::kVuAdd16, Op::kVuMul16, Op::kVuRmsnorm, Op::kVuAttend}) program.op(op, 1000, 0);
-  program.op(Op::kVuSilu, 0).op(Op::kVuRope, 0, 1000).op(Op::kVuArgmax, 0, 0, kT1);
+  for (Op op : {Op::kVuAdd16, Op::kVuMul16}) program.op(op, 1024, 32).op(op, 1024, 1024).op(op, 32, 1024);
+  for (Op op : {Op::kVuRmsnorm, Op::kVuAttend}) program.op(op, 1000, 0);
+  program.op(Op::kVuSilu, kEnd - 16).op(Op::kVuRope, 0, 1000).op(Op::kVuArgmax, 0, 0, kT1);
   Emulator emulator(program.image());
   EXPECT_EQ(emulator.run(10'000'000, ignore_console).reason, StopReason::kExited);
   // The extreme multipliers are legal, and vu.row16 reads only its own row's pair.

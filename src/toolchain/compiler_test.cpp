@@ -127,14 +127,14 @@ TEST(Compiler, TheVectorUnitsMapDefinesTheUnitForItsHeader) {
       "  for (uint32_t i = 0; i < VU_LINE_ELEMENTS; i++) vu_put(first + i, values[i]);\n"
       "}\n"
       "int main(void) {\n"
-      "  static const int32_t a[VU_LINE_ELEMENTS] = {4000, -5, 1000, 7}, b[VU_LINE_ELEMENTS] = {5, 7, 7};\n"
-      "  static const int32_t c[VU_LINE_ELEMENTS] = {1024, -2048};\n"
-      "  put_line(0, a); put_line(16, b); put_line(32, c);\n"
-      "  vu_set_vl(2); vu_add16(0, 2);\n"  // saturates to 4095 (13 bits); -5 + 7 = 2
+      "  static const int32_t a[VU_LINE_ELEMENTS] = {4000, -5}, b[VU_LINE_ELEMENTS] = {5, 7, 7};\n"
+      "  static const int32_t c[VU_LINE_ELEMENTS] = {1024, -2048}, d[VU_LINE_ELEMENTS] = {1000, 7};\n"
+      "  put_line(0, a); put_line(16, b); put_line(32, d); put_line(64, c);\n"
+      "  vu_set_vl(2); vu_add16(0, 32);\n"  // saturates to 4095 (13 bits); -5 + 7 = 2
       "  vu_set_vl(3);\n"
       "  printf(\"%d %d %d\\n\", (int)vu_get(0), (int)vu_get(1), (int)vu_argmax(16));\n"  // 5, 7, 7: the first 7
-      "  vu_silu(32);\n"  // rs2 must be x0, not a register holding 0
-      "  printf(\"%d %d\\n\", (int)vu_get(32), (int)vu_get(33));\n"
+      "  vu_silu(64);\n"  // rs2 must be x0, not a register holding 0
+      "  printf(\"%d %d\\n\", (int)vu_get(64), (int)vu_get(65));\n"
       "  return 0;\n"
       "}\n");
   std::filesystem::path elf = directory.path() / "vector.elf";

@@ -480,7 +480,7 @@ TEST_F(VectorUnit, VuWgetOutsideTheWeightMemoryTrapsAsOnTheGoldenMachine) {
   }
 }
 
-// Random instruction streams with vu.put, vu.get, vu.kput, vu.vput, vu.wget and the vu.set* among
+// Random instruction streams with vu.put, vu.get, vu.kput, vu.vput, vu.wget, the vu.set* and the elementwise operations among
 // the rest, over a weight memory whose first quarter is random, in lockstep; the configuration
 // registers, the line buffer, the KV cache and AM end as on the golden machine.
 TEST_F(VectorUnit, RandomInstructionStreamsRunInLockstep) {
@@ -495,15 +495,23 @@ TEST_F(VectorUnit, RandomInstructionStreamsRunInLockstep) {
     expect_same_unit_state(weights, image);
   }
   for (isa::Op op : {isa::Op::kVuPut, isa::Op::kVuGet, isa::Op::kVuKput, isa::Op::kVuVput, isa::Op::kVuWget, isa::Op::kVuSetvl, isa::Op::kVuSetcols, isa::Op::kVuSetsrc, isa::Op::kVuSetaux,
-                     isa::Op::kVuSeths})
+                     isa::Op::kVuSeths, isa::Op::kVuAdd16, isa::Op::kVuMul16, isa::Op::kVuSilu})
     EXPECT_TRUE(covered.contains(op)) << isa::op_info(op).name << " never ran";
 }
 
+// An elementwise operation with its VL and AUX: `op` x, y (vu.silu: x).
+struct Elementwise {
+  isa::Op op;
+  std::uint32_t vl, x, y = 0, aux = 1;
+};
+
 // What a program does with AM and the KV cache: puts (a first element and values, put element by
-// element with vu.put), then copies (vu.kput or vu.vput of an element into a slot), then reads
-// (vu.get into registers x6..x31 in turn, which the lockstep compares after every instruction).
+// element with vu.put), then elementwise operations, then copies (vu.kput or vu.vput of an element
+// into a slot), then reads (vu.get into registers x6..x31 in turn, which the lockstep compares after
+// every instruction).
 struct UnitAccesses {
   std::vector<std::pair<std::uint32_t, std::vector<std::int32_t>>> puts;
+  std::vector<Elementwise> operations;
   std::vector<std::tuple<isa::Op, std::uint32_t, std::uint32_t>> copies;
   std::vector<std::uint32_t> reads;
 };
@@ -516,6 +524,10 @@ program::ProgramImage activation_program(const UnitAccesses& accesses) {
       a.li(kElement, first + static_cast<std::uint32_t>(k))
           .li(kValue, static_cast<std::uint32_t>(values[k]))
           .add(isa::Op::kVuPut, 0, kElement, kValue, 0);
+  for (const Elementwise& e : accesses.operations) {
+    a.li(kElement, e.vl).add(isa::Op::kVuSetvl, 0, kElement, 0, 0).li(kElement, e.aux).add(isa::Op::kVuSetaux, 0, kElement, 0, 0);
+    a.li(kElement, e.x).li(kValue, e.y).add(e.op, 0, kElement, e.op == isa::Op::kVuSilu ? 0 : kValue, 0);
+  }
   for (const auto& [op, element, slot] : accesses.copies) a.li(kElement, element).li(kValue, slot).add(op, 0, kElement, kValue, 0);
   for (std::size_t i = 0; i < accesses.reads.size(); ++i)
     a.li(kElement, accesses.reads[i]).add(isa::Op::kVuGet, static_cast<std::uint8_t>(6 + i % 26), kElement, 0, 0);
@@ -607,6 +619,69 @@ TEST_F(VectorUnit, ActivationAccessesOutOfRangeTrapAsOnTheGoldenMachine) {
     EXPECT_FALSE(report.difference) << *report.difference;
     EXPECT_EQ(report.ending.find("trap: illegal instruction"), 0u) << report.ending;
   }
+}
+
+// vu.add16, vu.mul16 at every shift and vu.silu over random lines with the 13-bit extremes, in
+// lockstep, each reading its line from AM's banks of both parities and the same line twice: whole
+// and partial last lines (zeros past VL), up to 8 lines, outputs that become later lines' inputs
+// (y = x − 32), and the first and last lines of AM. vu.get reads elements back into registers, and
+// every AM element and line buffer slot ends as on the golden machine.
+TEST_F(VectorUnit, ElementwiseOperationsRunLineByLineInLockstep) {
+  std::mt19937 random(23);
+  using isa::Op;
+  const std::uint32_t end = program::kVectorActivationElements;
+  UnitAccesses accesses;
+  auto put = [&](std::uint32_t first, std::uint32_t lines) {
+    std::vector<std::int32_t> values = random_elements(random, 16 * lines);
+    for (std::size_t i = 0; i < values.size(); i += 7) values[i] = i % 2 ? 4095 : -4096;
+    accesses.puts.push_back({first, values});
+  };
+  for (std::uint32_t first : {0u, 1024u, 2048u, 4096u, end - 128}) put(first, 8);
+  accesses.operations = {{Op::kVuAdd16, 128, 0, 32},      {Op::kVuAdd16, 37, 1056, 1024},  {Op::kVuAdd16, 16, 2048, 2048},
+                         {Op::kVuAdd16, 100, 1056, 1024}, {Op::kVuSilu, 128, 2048},        {Op::kVuSilu, 5, end - 16},
+                         {Op::kVuAdd16, 33, end - 64, end - 96}};
+  for (std::uint32_t shift = 1; shift <= 30; ++shift)
+    accesses.operations.push_back({Op::kVuMul16, 16 - shift % 3, 4096 + 32 * (shift % 4), 4096 + 32 * ((shift + 1) % 4), shift});
+  accesses.operations.push_back({Op::kVuMul16, 128, 4096, 4096, 12});
+  for (std::uint32_t first : {0u, 1024u, 2048u, 4096u, end - 128})
+    for (int i = 0; i < 4; ++i) accesses.reads.push_back(first + static_cast<std::uint32_t>(random() % 128));
+  program::ProgramImage image = activation_program(accesses);
+  driver::FastModelMachine weights(*model_);
+  expect_clean_exit(weights, image);
+  expect_same_unit_state(weights, image);
+}
+
+// Elementwise operands the unit cannot take are illegal instructions, reported as the golden machine
+// reports them: VL 0 or past 4,096, x or y not a line's first element or its lines past AM, y's
+// lines in x's banks, vu.mul16's shift 0 or 31.
+TEST_F(VectorUnit, ElementwiseOperandsOutOfRangeTrapAsOnTheGoldenMachine) {
+  using isa::Op;
+  const std::uint32_t end = program::kVectorActivationElements;
+  const Elementwise cases[] = {
+      {Op::kVuAdd16, 0, 0, 32},        {Op::kVuAdd16, 4097, 0, 32},      {Op::kVuSilu, 0x80000010u, 0},
+      {Op::kVuAdd16, 16, 8, 40},       {Op::kVuAdd16, 16, 32, 8},        {Op::kVuSilu, 17, end - 16},
+      {Op::kVuAdd16, 17, 16, end - 16}, {Op::kVuAdd16, 16, 0, 64},       {Op::kVuAdd16, 16, 0, 16},
+      {Op::kVuMul16, 16, 0, 32, 0},    {Op::kVuMul16, 16, 0, 32, 31},    {Op::kVuMul16, 16, 0, 32, 0x10001u},
+      {Op::kVuSilu, 16, 0x80000000u},  {Op::kVuAdd16, 16, 0, 0x80000020u},
+  };
+  for (const Elementwise& c : cases) {
+    program::ProgramImage image = activation_program({.operations = {c}});
+    driver::FastModelMachine weights(*model_);
+    LockstepReport report = run_lockstep(*machine_, *bank_heads_, weights, image, {});
+    EXPECT_FALSE(report.difference) << *report.difference;
+    EXPECT_EQ(report.ending.find("trap: illegal instruction"), 0u) << isa::op_info(c.op).name << " " << c.vl << " " << c.x << " " << c.y << ": " << report.ending;
+  }
+}
+
+// Without the neurons that compute the elements, an operation's results are lost.
+TEST_F(VectorUnit, ZeroingTheElementwiseUnitBreaksTheOperations) {
+  LockstepReport report = run_ablated(
+      *machine_,
+      activation_program({.puts = {{0, std::vector<std::int32_t>(16, 100)}, {32, std::vector<std::int32_t>(16, 23)}},
+                          .operations = {{isa::Op::kVuAdd16, 16, 0, 32}},
+                          .reads = {3}}),
+      "vector.elementwise");
+  ASSERT_TRUE(report.difference) << "vu.add16 worked without its neurons";
 }
 
 TEST_F(VectorUnit, ZeroingVuGetsElementDecoderBreaksTheUnit) {
