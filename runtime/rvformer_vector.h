@@ -136,7 +136,7 @@ static inline void vu_rope(uint32_t x, uint32_t cos_address) { VU_INSN_OP(7, x, 
 static inline void vu_attend(uint32_t out, uint32_t q) { VU_INSN_OP(8, out, q); }
 
 /* funct3 3, funct7 0 — vu.argmax rd, rs1 = x: story_argmax16 over the vector at AM[rs1], VL
- * elements (rs2 is x0). */
+ * elements, x a multiple of 16 and its lines inside AM (rs2 is x0). */
 static inline int32_t vu_argmax(uint32_t x) {
     int32_t index;
     __asm__ volatile(".insn r 0x2B, 3, 0, %0, %1, zero" : "=r"(index) : "r"(x) : "memory");

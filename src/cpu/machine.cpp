@@ -55,8 +55,8 @@ bool decodes_op(const program::MachineSpec& spec, int op) {
   if (op < kFirstVectorOp) return spec.bigint_unit;
   const bool configures = op >= kVuSetvl && op <= kVuSeths;
   const bool moves = op == kVuPut || op == kVuGet || op == kVuWget || op == kVuKput || op == kVuVput;
-  const bool elementwise = op == kVuAdd16 || op == kVuMul16 || op == kVuSilu;
-  return (moves || configures || elementwise) && spec.vector_weight_bytes != 0;
+  const bool by_lines = op == kVuAdd16 || op == kVuMul16 || op == kVuSilu || op == kVuArgmax;
+  return (moves || configures || by_lines) && spec.vector_weight_bytes != 0;
 }
 
 std::unique_ptr<Machine> build_machine(const program::MachineSpec& spec) {

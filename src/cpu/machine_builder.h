@@ -195,6 +195,8 @@ struct VectorLines {
   SignalId running = 0;           // a LINE has started the operation
   Bits line;                      // l, the last LINE's payload
   SignalId elementwise = 0;       // vu.add16, vu.mul16 or vu.silu executes
+  SignalId by_lines = 0;          // one of them or vu.argmax: its vector x is read a line at a time
+  Bits vec_before;                // the VEC payload one pass back (zero after any other token)
   SignalId binary = 0;            // vu.add16 or vu.mul16 executes
   SignalId computes = 0;          // elementwise and k < 16: the pass computes element k of line l
   SignalId commits = 0;           // elementwise and k = 16: the pass commits line l
@@ -202,7 +204,11 @@ struct VectorLines {
   // The same as forms of the decoder's one-hot signals, 1 when they hold and at most 0 otherwise,
   // for AM's row selects, which an AND of them would put an MLP stage later; and whether the pass
   // reads the second operand's line, when it is another than the first's.
-  Form computes_on, commits_on, reads_b_on;
+  Form computes_on, commits_on, reads_b_on, elementwise_on;
+  // vu.argmax reads line i = 16·g + k of its vector in the pass after LINE(g) and k VEC tokens (g
+  // the low 4 bits of LINE's payload; its bit 7 is the second half): line rs1/16 + i.
+  Bits argmax_line;
+  Form argmax_reads_on;
 };
 
 // The two halves of the vector unit's AM read-out: banks of even numbers read into even, odd ones
@@ -293,6 +299,10 @@ class MachineBuilder {
   void add_vector_kv_cache(const ActivationRows& am);  // KV, vu.kput, vu.vput
   // vu.add16, vu.mul16 and vu.silu: their operands' checks, elements, and the tokens they emit.
   void add_vector_elementwise(const VectorLines& lines, const ActivationRows& am, const VectorRegisters& registers);
+  // vu.argmax: the running maximum a line a pass, then the first index of it, then the value.
+  void add_vector_argmax(const VectorLines& lines, const ActivationRows& am, const VectorRegisters& registers);
+  // The 16 elements of AM line `line` out of the read-out, 13 bits each, when `when` holds.
+  std::vector<Bits> activation_line(Gates& g, const ActivationRows& am, const Bits& line, SignalId when);
   // Bank b's row selects for `accesses` of AM lines, one per bank.
   std::vector<circuit::RowSelect> activation_rows(Gates& g, const std::string& name,
                                                   const std::vector<VectorLineAccess>& accesses);
@@ -332,7 +342,7 @@ class MachineBuilder {
   std::vector<SignalId> hi_passes_;
   std::vector<std::pair<FaultCause, SignalId>> faults_;
   std::vector<SignalId> illegal_operands_;  // a decoded instruction whose operands make it illegal
-  SignalId vector_result_pass_ = 0;         // an elementwise operation's pass emits VEC
+  SignalId vector_result_pass_ = 0;         // a vector operation's pass emits VEC
   SignalId vector_line_pass_ = 0;           // and this one LINE
   Division division_;
   std::vector<circuit::ExtraRow> bigint_rows_;  // a dot product's partial products

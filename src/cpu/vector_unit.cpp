@@ -24,6 +24,7 @@
 #include <bit>
 
 #include "circuit/vector_elementwise.h"
+#include "circuit/vector_reduce.h"
 #include "cpu/machine_builder.h"
 #include "story_ops.h"
 #include "support/error.h"
@@ -52,6 +53,7 @@ void MachineBuilder::add_vector_unit() {
   const ActivationRows am = add_vector_activation_memory(lines);
   add_vector_kv_cache(am);
   add_vector_elementwise(lines, am, registers);
+  add_vector_argmax(lines, am, registers);
 }
 
 void MachineBuilder::add_vector_weight_memory() {
@@ -158,7 +160,7 @@ ActivationRows MachineBuilder::add_vector_activation_memory(const VectorLines& l
   std::vector<SignalId> takes_slot;
   for (int k = 0; k < kVectorLineElements; ++k) {
     takes_slot.push_back(g.all("takes_slot" + std::to_string(k), puts_slot(k)));
-    g.add_all(takes_slot.back(), {lit(is_vec), lit(lines.element[k + 1])});
+    g.add_all(takes_slot.back(), {lit(is_vec), lit(lines.element[k + 1])}, lines.elementwise_on);
   }
   const SignalId put_commit = g.all("put_commit", puts_slot(kVectorLineElements - 1));
   std::vector<std::vector<SignalId>> line = add_read_slots("vector.line", kVectorLineElements, kVectorElementLanes);
@@ -191,7 +193,8 @@ ActivationRows MachineBuilder::add_vector_activation_memory(const VectorLines& l
   // vu.get, vu.kput and vu.vput read their element's row; an operation's pass its operands' lines.
   const std::vector<VectorLineAccess> reads{{F(get) + F(decoded_.op[kVuKput]) + F(decoded_.op[kVuVput]), put_line},
                                             {lines.computes_on, lines.line_a},
-                                            {lines.reads_b_on, lines.line_b}};
+                                            {lines.reads_b_on, lines.line_b},
+                                            {lines.argmax_reads_on, lines.argmax_line}};
   std::vector<circuit::RowSelect> write_rows = activation_rows(g, "write_row", commits);
   std::vector<circuit::RowSelect> read_rows = activation_rows(g, "read_row", reads);
   ActivationRows am{add_read_slots("vector.am.even", 2 * kVectorLineElements, kVectorElementLanes),
@@ -305,16 +308,30 @@ VectorLines MachineBuilder::add_vector_lines() {
   const Form binary = F(decoded_.op[kVuAdd16]) + F(decoded_.op[kVuMul16]);
   const Form elementwise = binary + F(decoded_.op[kVuSilu]);
   const std::vector<SignalId> computing(v.element.begin(), v.element.begin() + kVectorLineElements);
+  v.elementwise_on = elementwise;
   v.computes_on = elementwise + circuit::sum_of(computing) - 1;
   v.commits_on = elementwise + F(v.element[kVectorLineElements]) - 1;
   v.reads_b_on = binary + circuit::sum_of(computing) + F(g.exclusive_or("bit5_differs", operands_.rs1[5], operands_.rs2[5])) - 2;
   v.binary = g.relu("binary", binary, 1);
   v.elementwise = g.relu("elementwise", elementwise, 1);
+  v.by_lines = g.relu("by_lines", elementwise + F(decoded_.op[kVuArgmax]), 1);
+  for (int i = 0; i < kVectorResultBits; ++i)
+    v.vec_before.push_back(c_.add_delay(in_.vec[i], indexed("vector.op.vec_before", i), 1));
+  vector_result_pass_ = g.signal("result_pass");
+  vector_line_pass_ = g.signal("line_pass");
+  g.add_all(vector_line_pass_, {lit(v.by_lines), nlit(v.running)});
   v.computes = g.relu("computes", v.computes_on, 1);
   v.commits = g.relu("commits", v.commits_on, 1);
   const int line_bits = kVectorElementAddressBits - 4;
   v.line_a = circuit::narrow_sum(g, "line_a", line_bits, forms_of(slice(operands_.rs1, 4, line_bits)), forms_of(v.line));
   v.line_b = circuit::narrow_sum(g, "line_b", line_bits, forms_of(slice(operands_.rs2, 4, line_bits)), forms_of(v.line));
+  Forms line_index(line_bits);
+  for (int k = 0; k < kVectorLineElements; ++k)
+    for (int j = 0; j < 4; ++j)
+      if ((k >> j) & 1) line_index[j] += F(v.element[k]);
+  for (int j = 0; j < 4; ++j) line_index[4 + j] = F(v.line[j]);
+  v.argmax_line = circuit::narrow_sum(g, "argmax_line", line_bits, forms_of(slice(operands_.rs1, 4, line_bits)), line_index);
+  v.argmax_reads_on = F(decoded_.op[kVuArgmax]) + circuit::sum_of(computing) - 1;
   return v;
 }
 
@@ -344,7 +361,7 @@ void MachineBuilder::add_vector_elementwise(const VectorLines& v, const Activati
   bad_binary += F(c.all("same_parity", {nlit(c.exclusive_or("bit5_differs", x[5], y[5])), lit(c.any("differ", differs))}));
   const std::vector<SignalId> shift = circuit::decode_one_hot(c, "shift", slice(registers.aux, 0, 5));
   const Form bad_shift = any_of(c, "aux_high", slice(registers.aux, 5, 27)) + F(shift[0]) + F(shift[31]);
-  const Form illegal = F(c.all("bad_operation", {lit(v.elementwise), lit(c.any("bad", bad))})) +
+  const Form illegal = F(c.all("bad_operation", {lit(v.by_lines), lit(c.any("bad", bad))})) +
                        F(c.all("bad_pair", {lit(v.binary), lit(c.any("bad_binary", bad_binary))})) +
                        F(c.all("bad_shift", {lit(mul), lit(c.any("shift_outside", bad_shift))}));
   illegal_operands_.push_back(c.any("illegal", illegal));
@@ -386,10 +403,108 @@ void MachineBuilder::add_vector_elementwise(const VectorLines& v, const Activati
   for (int j = 0; j <= kVectorLineIndexBits; ++j) next_first[4 + j] = F(next_line[j]);
   const SignalId more = circuit::compare32(g.sub("more"), next_first, forms_of(vl), Enable(v.commits)).less_unsigned;
   for (int i = 0; i < kVectorLineIndexBits; ++i) add_result_bit(out, i, {lit(v.commits), lit(more), lit(next_line[i])});
-  vector_result_pass_ = v.computes;
-  vector_line_pass_ = g.signal("line_pass");
-  g.add_all(vector_line_pass_, {lit(v.elementwise), nlit(v.running)});
+  g.add_relu(vector_result_pass_, F(v.computes));
   g.add_all(vector_line_pass_, {lit(v.commits), lit(more)});
+}
+
+std::vector<Bits> MachineBuilder::activation_line(Gates& g, const ActivationRows& am, const Bits& line, SignalId when) {
+  std::vector<Bits> elements(kVectorLineElements);
+  for (int k = 0; k < kVectorLineElements; ++k) {
+    for (int i = 0; i < kVectorElementBits; ++i) elements[k].push_back(g.signal(indexed(indexed("element", k), i)));
+    for (int place = 0; place < 4; ++place)  // line[0] the half, line[1] the bank's parity
+      add_levels_as_bits(g, am.of_parity(place >> 1)[kVectorLineElements * (place & 1) + k],
+                         join(match_bits(line, 0, 2, static_cast<std::uint32_t>(place)), {lit(when)}), elements[k],
+                         kVectorElementLaneBits);
+  }
+  return elements;
+}
+
+// vu.argmax in two halves of passes over the vector's lines, 16 lines a LINE (docs/vector-unit.md):
+// the first sends the running maximum after each line, from −4096; the second, with the maximum
+// latched, the token found·2^12 + index of its first occurrence, kept once found; then the index is
+// the instruction's value (in the pass fed HI, when it needs HI, from the VEC one pass back).
+void MachineBuilder::add_vector_argmax(const VectorLines& v, const ActivationRows& am, const VectorRegisters& registers) {
+  Gates g = gates("vector.argmax");
+  const SignalId argmax = decoded_.op[kVuArgmax];
+  const SignalId second_half = v.line[kVectorLineIndexBits - 1];
+  const Bits group = slice(v.line, 0, 4);
+  const Bits& vl = registers.vl;
+  const SignalId is_vec = in_.is(TokenKind::kVec), is_line = in_.is(TokenKind::kLine);
+
+  // e = 16·i, the elements before line i = 16·g + k (k = 16: the next group's first line).
+  Forms before(32), after(32);
+  for (int k = 0; k <= kVectorLineElements; ++k)
+    for (int j = 0; j < 5; ++j) {
+      if ((k >> j) & 1) before[4 + j] += F(v.element[k]);
+      if (((k + 1) >> j) & 1) after[4 + j] += F(v.element[k]);
+    }
+  for (int j = 0; j < 4; ++j) before[8 + j] += F(group[j]), after[8 + j] += F(group[j]);
+  const SignalId running = g.all("running", {lit(argmax), lit(v.running)});
+  const SignalId more = circuit::compare32(g.sub("more"), before, forms_of(vl), Enable(running)).less_unsigned;
+  const SignalId last = g.all("last_line", {lit(running), nlit(circuit::compare32(g.sub("last"), after, forms_of(vl), Enable(running)).less_unsigned)});
+  Form reading_on = F(argmax) + F(v.running) - F(v.element[kVectorLineElements]) + F(more) - 2;
+  const SignalId reading = g.relu("reading", reading_on, 1);
+  const SignalId done = g.all("done", {lit(running), nlit(more)});
+
+  // The line's elements and how many of them count: all 16 but in the last line, VL's low bits.
+  circuit::ArgmaxLine line{activation_line(g, am, v.argmax_line, reading), {}};
+  const std::vector<SignalId> vl_low = circuit::decode_one_hot(g, "vl_low", slice(vl, 0, 4));
+  for (int c = 1; c < kVectorLineElements; ++c) line.count.push_back(g.all(indexed("count", c), {lit(last), lit(vl_low[c])}));
+  line.count.push_back(g.signal("count16"));
+  g.add_relu(line.count.back(), F(running) - F(last));
+  g.add_all(line.count.back(), {lit(last), lit(vl_low[0])});
+
+  // The token before: the VEC fed in, or after LINE(g) the one before it (g ≥ 1) or the start:
+  // −4096 for the maximum, 0 for the index.
+  const SignalId later_group = g.any("later_group", circuit::sum_of(group));
+  Bits previous;
+  for (int i = 0; i < kVectorResultBits; ++i) {
+    previous.push_back(g.signal(indexed("previous", i)));
+    g.add_relu(previous.back(), F(in_.vec[i]));
+    g.add_all(previous.back(), {lit(is_line), lit(later_group), lit(v.vec_before[i])});
+  }
+  g.add_all(previous.back(), {lit(is_line), nlit(later_group), nlit(second_half)});
+
+  // The maximum, latched from the first half's last VEC, in the pass that starts the second.
+  const Bits maximum = read_signals(c_, "vector.argmax.maximum", kVectorResultBits);
+  const SignalId latches = g.all("latches", {lit(done), nlit(second_half), lit(is_vec)});
+  circuit::Bank bank = single_row_bank("vector.argmax.maximum");
+  bank.write.beta[0] = F(latches);
+  for (int i = 0; i < kVectorResultBits; ++i) {
+    bank.write.lanes[0].push_back(F(in_.vec[i]));
+    bank.read.lanes[0].push_back({{maximum[i], 1}});
+  }
+  c_.add_bank(std::move(bank));
+
+  Bits line_number;
+  for (int j = 0; j < 4; ++j) {
+    line_number.push_back(g.signal(indexed("line_number", j)));
+    for (int k = 0; k < kVectorLineElements; ++k)
+      if ((k >> j) & 1) g.add_relu(line_number.back(), F(v.element[k]));
+  }
+  line_number.insert(line_number.end(), group.begin(), group.end());
+  const Bits running_maximum = circuit::running_maximum(g.sub("maximum"), line, previous, Enable({lit(reading), nlit(second_half)}));
+  const Bits first_index = circuit::first_index_of(g.sub("index"), line, maximum, previous, line_number, Enable({lit(reading), lit(second_half)}));
+  Gates out = g.sub("out");
+  for (int i = 0; i < kVectorResultBits; ++i)
+    add_result_bit(out, i, {}, F(running_maximum[i]) + F(first_index[i]));
+  g.add_relu(vector_result_pass_, F(reading));
+
+  // LINE(g + 1) after a group with lines to come, LINE(128) after the first half's last line; after
+  // the second half's, the index as the value.
+  const SignalId next_group = g.all("next_group", {lit(running), lit(v.element[kVectorLineElements]), lit(more)});
+  const SignalId starts_second = g.all("starts_second", {lit(done), nlit(second_half)});
+  g.add_relu(vector_line_pass_, F(next_group) + F(starts_second));
+  const Bits next = circuit::narrow_sum(g, "next", 4, forms_of(group), {Form(1.0)});
+  for (int j = 0; j < 4; ++j) add_result_bit(out, j, {lit(next_group), lit(next[j])});
+  add_result_bit(out, kVectorLineIndexBits - 1, {lit(next_group), lit(second_half)});
+  add_result_bit(out, kVectorLineIndexBits - 1, {lit(starts_second)});
+  const SignalId ends = g.all("ends", {lit(done), lit(second_half)});
+  Forms index(32);
+  for (int i = 0; i < kValueBits; ++i)
+    index[i] = F(g.all(indexed("index", i), {lit(ends), lit(is_vec), lit(in_.vec[i])})) +
+               F(g.all(indexed("index_after_hi", i), {lit(ends), lit(in_.is(TokenKind::kHi)), lit(v.vec_before[i])}));
+  write_result(index, "vector.argmax.value");
 }
 
 // The configuration registers, two to a single-row bank (a write replaces its half only): each

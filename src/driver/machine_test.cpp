@@ -177,10 +177,10 @@ int main(void) {
   expect_runs_like_the_emulator(circuit, image, program::kVectorMachine);
 }
 
-// The elementwise operations in the exact evaluator, with its range, margin and overwrite checks:
-// vu.add16 over a line and a partial one against lines 32 elements off (both parities of AM's
-// banks, the 13-bit extremes saturating), vu.mul16 of a line with itself, vu.silu over part of a
-// line, every result read back with vu.get and hashed.
+// The operations that go a line at a time in the exact evaluator, with its range, margin and
+// overwrite checks: vu.add16 over a line and a partial one against lines 32 elements off (both
+// parities of AM's banks, the 13-bit extremes saturating), vu.mul16 of a line with itself, vu.silu
+// over part of a line, every result read back with vu.get and hashed, and vu.argmax over two lines.
 TEST(Machine, TheVectorUnitsElementwiseOperationsRunLikeTheEmulator) {
   auto machine = cpu::build_machine(program::kVectorMachine);
   program::ProgramImage image = toolchain::compile_test_program("elementwise", kVectorPrelude + R"(
@@ -198,6 +198,8 @@ int main(void) {
   for (unsigned e = 0; e < 128; e++) h = (h ^ (unsigned)vu_get(e)) * 16777619u;
   hex(h);
   hex((unsigned)vu_get(19));
+  vu_set_vl(27);
+  hex((unsigned)vu_argmax(96));
   return 0;
 }
 )", program::kVectorMap);

@@ -61,7 +61,7 @@ bool is_jump(const Item& item) {
 class StreamGenerator {
  public:
   StreamGenerator(std::uint64_t seed, const program::MemoryMap& map)
-      : random_(seed), area_(map.ram.base), bigint_(map.bigint_unit), vector_(map.vector_unit) {}
+      : random_(seed), area_(map.ram.base), bigint_(map.bigint_unit), vector_(map.vector_unit), line_operations_(seed) {}
 
   // The random instructions of the stream.
   std::vector<Item> body(int length) {
@@ -250,7 +250,7 @@ class StreamGenerator {
       item.instructions.push_back(make(Op::kFence, 0, 0, 0, 0));
     } else if (bigint_ && kind >= 94) {
       return bigint_access();
-    } else if (vector_ && kind >= 94) {
+    } else if (vector_ && kind >= 90) {
       return vector_access();
     } else {
       append_load_immediate(item.instructions, destination(), edge_value());
@@ -296,14 +296,14 @@ class StreamGenerator {
   // The vector unit: a configuration register set from any register, a weight memory word read at
   // a random aligned address inside it, a run of vu.put up to the end of a random line (which commits
   // it) or a single one, all of 13-bit values, a random AM row copied into a random KV slot, an
-  // elementwise operation over up to three lines, or an element read back with vu.get.
+  // operation over up to three lines, or an element read back with vu.get.
   Item vector_access() {
     Item item;
     const std::uint8_t address = operand_register();
     std::uint8_t value;
     do value = operand_register();
     while (value == address);
-    switch (pick(0, 6)) {
+    switch (pick(0, 7)) {
       case 0: {
         const auto setter = static_cast<Op>(static_cast<int>(Op::kVuSetvl) + pick(0, 4));
         item.instructions.push_back(make(setter, 0, any_register(), 0, 0));
@@ -332,7 +332,8 @@ class StreamGenerator {
         break;
       }
       case 5:
-        elementwise(item, address, value);
+      case 6:
+        line_operation(item, address, value);
         break;
       default:
         append_load_immediate(item.instructions, address, random_element());
@@ -341,11 +342,13 @@ class StreamGenerator {
     }
     return item;
   }
-  // vu.add16, vu.mul16 (a random shift) or vu.silu over 1..48 elements at a random line x, the second
-  // operand x itself or the line 32 elements off it (bit 5 flipped), as the unit requires.
-  void elementwise(Item& item, std::uint8_t address, std::uint8_t value) {
+  // vu.add16, vu.mul16 (a random shift), vu.silu and vu.argmax in turn, over 1..48 elements at a
+  // random line x, the second operand x itself or the line 32 elements off it (bit 5 flipped), as
+  // the unit requires.
+  void line_operation(Item& item, std::uint8_t address, std::uint8_t value) {
     constexpr std::uint32_t kLine = program::kVectorLineElements;
-    const Op op = std::array{Op::kVuAdd16, Op::kVuMul16, Op::kVuSilu}[pick(0, 2)];
+    constexpr std::array kOps{Op::kVuAdd16, Op::kVuMul16, Op::kVuSilu, Op::kVuArgmax};
+    const Op op = kOps[line_operations_++ % kOps.size()];
     append_load_immediate(item.instructions, address, static_cast<std::uint32_t>(pick(1, 3 * kLine)));
     item.instructions.push_back(make(Op::kVuSetvl, 0, address, 0, 0));
     if (op == Op::kVuMul16) {
@@ -355,7 +358,8 @@ class StreamGenerator {
     const std::uint32_t x = kLine * static_cast<std::uint32_t>(pick(0, program::kVectorActivationElements / kLine - 8));
     append_load_immediate(item.instructions, address, x);
     append_load_immediate(item.instructions, value, pick(0, 3) ? x ^ 2 * kLine : x);
-    item.instructions.push_back(make(op, 0, address, op == Op::kVuSilu ? 0 : value, 0));
+    const bool binary = op == Op::kVuAdd16 || op == Op::kVuMul16;
+    item.instructions.push_back(make(op, op == Op::kVuArgmax ? destination() : 0, address, binary ? value : 0, 0));
   }
   std::uint32_t random_element() { return static_cast<std::uint32_t>(pick(0, program::kVectorActivationElements - 1)); }
   // Most runs put a whole line; some only its last few elements.
@@ -366,6 +370,7 @@ class StreamGenerator {
   std::uint8_t base_ = 1;
   bool bigint_ = false;
   bool vector_ = false;
+  std::size_t line_operations_ = 0;
 };
 
 // Encodes the items, filling in each jump's offset to the start of the item it lands on.

@@ -486,7 +486,7 @@ bool VectorUnit::attend(std::uint32_t out, std::uint32_t q) {
 // The first index of the largest of the VL elements at AM[x].
 bool VectorUnit::argmax(std::uint32_t x, std::uint32_t& index) const {
   const std::uint32_t n = count();
-  if (!in_range(n, 1, kMaxCount) || !in_activations(x, n)) return false;
+  if (!in_range(n, 1, kMaxCount) || !whole_lines(x, n)) return false;
   std::uint32_t best = 0;
   for (std::uint32_t i = 1; i < n; ++i)
     if (activations_[x + i] > activations_[x + best]) best = i;

@@ -822,7 +822,7 @@ TEST(VectorUnit, ArgmaxFindsTheFirstLargest) {
   for (const std::vector<std::int16_t>& values : cases) {
     VectorProgram program;
     const auto n = static_cast<std::uint32_t>(values.size());
-    program.put_activations(301, values).set(Op::kVuSetvl, n).op(Op::kVuArgmax, 301, 0, kA2);
+    program.put_activations(304, values).set(Op::kVuSetvl, n).op(Op::kVuArgmax, 304, 0, kA2);
     Emulator emulator = program.run();
     EXPECT_EQ(emulator.reg(kA2), static_cast<std::uint32_t>(story_argmax16(values.data(), static_cast<int>(n))))
         << n << " values";
@@ -1163,7 +1163,8 @@ const IllegalCase kIllegalCases[] = {
     {"vu.attend with out past AM", [](VectorProgram& p) { p.op(Op::kVuAttend, kEnd - 1, 0); }},
     {"vu.argmax with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuArgmax, 0, 0, kT1); }},
     {"vu.argmax with VL 4097", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4097).op(Op::kVuArgmax, 0, 0, kT1); }},
-    {"vu.argmax with x past AM", [](VectorProgram& p) { p.op(Op::kVuArgmax, kEnd - 3, 0, kT1); }},
+    {"vu.argmax with x's last line past AM", [](VectorProgram& p) { p.set(Op::kVuSetvl, 17).op(Op::kVuArgmax, kEnd - 16, 0, kT1); }},
+    {"vu.argmax with x not a line's first element", [](VectorProgram& p) { p.op(Op::kVuArgmax, 8, 0, kT1); }},
 };
 
 TEST(VectorUnitTraps, EveryOutOfRangeOperandIsAnIllegalInstruction) {

@@ -495,12 +495,13 @@ TEST_F(VectorUnit, RandomInstructionStreamsRunInLockstep) {
     expect_same_unit_state(weights, image);
   }
   for (isa::Op op : {isa::Op::kVuPut, isa::Op::kVuGet, isa::Op::kVuKput, isa::Op::kVuVput, isa::Op::kVuWget, isa::Op::kVuSetvl, isa::Op::kVuSetcols, isa::Op::kVuSetsrc, isa::Op::kVuSetaux,
-                     isa::Op::kVuSeths, isa::Op::kVuAdd16, isa::Op::kVuMul16, isa::Op::kVuSilu})
+                     isa::Op::kVuSeths, isa::Op::kVuAdd16, isa::Op::kVuMul16, isa::Op::kVuSilu, isa::Op::kVuArgmax})
     EXPECT_TRUE(covered.contains(op)) << isa::op_info(op).name << " never ran";
 }
 
-// An elementwise operation with its VL and AUX: `op` x, y (vu.silu: x).
-struct Elementwise {
+// An operation that reads its vectors a line at a time, with its VL and AUX: `op` x, y (vu.silu: x;
+// vu.argmax: rd, x with rd = x7..x31 in turn, which the lockstep compares).
+struct LineOperation {
   isa::Op op;
   std::uint32_t vl, x, y = 0, aux = 1;
 };
@@ -511,7 +512,7 @@ struct Elementwise {
 // every instruction).
 struct UnitAccesses {
   std::vector<std::pair<std::uint32_t, std::vector<std::int32_t>>> puts;
-  std::vector<Elementwise> operations;
+  std::vector<LineOperation> operations;
   std::vector<std::tuple<isa::Op, std::uint32_t, std::uint32_t>> copies;
   std::vector<std::uint32_t> reads;
 };
@@ -524,9 +525,12 @@ program::ProgramImage activation_program(const UnitAccesses& accesses) {
       a.li(kElement, first + static_cast<std::uint32_t>(k))
           .li(kValue, static_cast<std::uint32_t>(values[k]))
           .add(isa::Op::kVuPut, 0, kElement, kValue, 0);
-  for (const Elementwise& e : accesses.operations) {
+  std::uint8_t result = 0;
+  for (const LineOperation& e : accesses.operations) {
     a.li(kElement, e.vl).add(isa::Op::kVuSetvl, 0, kElement, 0, 0).li(kElement, e.aux).add(isa::Op::kVuSetaux, 0, kElement, 0, 0);
-    a.li(kElement, e.x).li(kValue, e.y).add(e.op, 0, kElement, e.op == isa::Op::kVuSilu ? 0 : kValue, 0);
+    const bool binary = e.op == isa::Op::kVuAdd16 || e.op == isa::Op::kVuMul16;
+    const auto rd = static_cast<std::uint8_t>(e.op == isa::Op::kVuArgmax ? 7 + result++ % 25 : 0);
+    a.li(kElement, e.x).li(kValue, e.y).add(e.op, rd, kElement, binary ? kValue : 0, 0);
   }
   for (const auto& [op, element, slot] : accesses.copies) a.li(kElement, element).li(kValue, slot).add(op, 0, kElement, kValue, 0);
   for (std::size_t i = 0; i < accesses.reads.size(); ++i)
@@ -651,20 +655,54 @@ TEST_F(VectorUnit, ElementwiseOperationsRunLineByLineInLockstep) {
   expect_same_unit_state(weights, image);
 }
 
-// Elementwise operands the unit cannot take are illegal instructions, reported as the golden machine
-// reports them: VL 0 or past 4,096, x or y not a line's first element or its lines past AM, y's
-// lines in x's banks, vu.mul16's shift 0 or 31.
-TEST_F(VectorUnit, ElementwiseOperandsOutOfRangeTrapAsOnTheGoldenMachine) {
+// vu.argmax over random logits as the story's (512 at its AM place), vectors of every length
+// around a group of 16 lines (1, 15, 16, 17, 255, 256, 257) and of the longest, 4,096, whose
+// index needs HI; a constant −4096 vector, the maximum in a partial last line's last element and
+// larger values just past VL, ties across lines and groups, the maximum in both halves of AM's
+// banks. Each index lands in a register, which the lockstep compares.
+TEST_F(VectorUnit, ArgmaxRunsInLockstep) {
+  std::mt19937 random(24);
+  using isa::Op;
+  UnitAccesses accesses;
+  accesses.puts.push_back({752, random_elements(random, 512)});
+  std::vector<std::int32_t> wide = random_elements(random, 4096);
+  for (std::int32_t& value : wide) value = std::min(value, 4000);
+  wide[3000] = wide[3333] = 4095;  // the first index needs HI
+  accesses.puts.push_back({4096, wide});
+  accesses.puts.push_back({8192, std::vector<std::int32_t>(32, -4096)});
+  std::vector<std::int32_t> padded(48, -7);
+  padded[36] = 5, padded[37] = 4095, padded[40] = 4095;  // VL 37: the last valid element wins
+  accesses.puts.push_back({9216, padded});
+  std::vector<std::int32_t> ties(272);
+  for (std::size_t i = 0; i < ties.size(); ++i) ties[i] = static_cast<std::int32_t>(random() % 5) - 2;
+  ties[17] = ties[200] = ties[260] = 3;
+  accesses.puts.push_back({10240, ties});
+  accesses.operations = {{Op::kVuArgmax, 512, 752}, {Op::kVuArgmax, 4096, 4096}, {Op::kVuArgmax, 17, 8192},
+                         {Op::kVuArgmax, 37, 9216}, {Op::kVuArgmax, 36, 9216}};
+  for (std::uint32_t vl : {1u, 15u, 16u, 17u, 255u, 256u, 257u, 272u}) accesses.operations.push_back({Op::kVuArgmax, vl, 10240});
+  for (std::uint32_t vl : {1u, 200u, 2047u}) accesses.operations.push_back({Op::kVuArgmax, vl, 4096 + 1008});
+  program::ProgramImage image = activation_program(accesses);
+  driver::FastModelMachine weights(*model_);
+  expect_clean_exit(weights, image);
+  expect_same_unit_state(weights, image);
+}
+
+// Operands the unit cannot take are illegal instructions, reported as the golden machine reports
+// them: VL 0 or past 4,096, x or y not a line's first element or its lines past AM, y's lines in
+// x's banks, vu.mul16's shift 0 or 31.
+TEST_F(VectorUnit, LineOperandsOutOfRangeTrapAsOnTheGoldenMachine) {
   using isa::Op;
   const std::uint32_t end = program::kVectorActivationElements;
-  const Elementwise cases[] = {
+  const LineOperation cases[] = {
       {Op::kVuAdd16, 0, 0, 32},        {Op::kVuAdd16, 4097, 0, 32},      {Op::kVuSilu, 0x80000010u, 0},
       {Op::kVuAdd16, 16, 8, 40},       {Op::kVuAdd16, 16, 32, 8},        {Op::kVuSilu, 17, end - 16},
       {Op::kVuAdd16, 17, 16, end - 16}, {Op::kVuAdd16, 16, 0, 64},       {Op::kVuAdd16, 16, 0, 16},
       {Op::kVuMul16, 16, 0, 32, 0},    {Op::kVuMul16, 16, 0, 32, 31},    {Op::kVuMul16, 16, 0, 32, 0x10001u},
       {Op::kVuSilu, 16, 0x80000000u},  {Op::kVuAdd16, 16, 0, 0x80000020u},
+      {Op::kVuArgmax, 0, 0},           {Op::kVuArgmax, 4097, 0},         {Op::kVuArgmax, 16, 8},
+      {Op::kVuArgmax, 17, end - 16},
   };
-  for (const Elementwise& c : cases) {
+  for (const LineOperation& c : cases) {
     program::ProgramImage image = activation_program({.operations = {c}});
     driver::FastModelMachine weights(*model_);
     LockstepReport report = run_lockstep(*machine_, *bank_heads_, weights, image, {});
@@ -682,6 +720,14 @@ TEST_F(VectorUnit, ZeroingTheElementwiseUnitBreaksTheOperations) {
                           .reads = {3}}),
       "vector.elementwise");
   ASSERT_TRUE(report.difference) << "vu.add16 worked without its neurons";
+}
+
+TEST_F(VectorUnit, ZeroingTheArgmaxUnitBreaksIt) {
+  std::vector<std::int32_t> values(32, -3);
+  values[21] = 9;
+  LockstepReport report = run_ablated(
+      *machine_, activation_program({.puts = {{0, values}}, .operations = {{isa::Op::kVuArgmax, 32, 0}}}), "vector.argmax");
+  ASSERT_TRUE(report.difference) << "vu.argmax worked without its neurons";
 }
 
 TEST_F(VectorUnit, ZeroingVuGetsElementDecoderBreaksTheUnit) {
