@@ -13,7 +13,7 @@
 //   bigint     the big-integer unit's operand memories (machines with the unit);
 //   vector     the vector unit (machines with the unit): its weight memory and vu.wget, its
 //              activation memory with vu.put and vu.get, its KV cache with vu.kput and vu.vput,
-//              and the configuration registers;
+//              the configuration registers, and the operations that go a line at a time;
 //   multiplier the multiply-accumulate that products, shifted sums, divisions and the big-integer
 //              unit's dot products share;
 //   next token the family gates the LM head weighs, and the trap report.

@@ -2,7 +2,8 @@
 // weight memory (WM), filled by the loader from the program image's third part, vu.wget, which
 // reads a word of it into rd; its activation memory (AM), which vu.put writes a line at a time
 // through a line buffer and vu.get reads an element of; its KV cache, which vu.kput and vu.vput
-// fill from AM rows; and the configuration registers the vu.set* instructions write.
+// fill from AM rows; the configuration registers the vu.set* instructions write; and the
+// elementwise operations and the argmax.
 //
 // WM is banks of 128 rows × 16 words (8 per half) at four bits a lane, each lane the level 0 or
 // 2^(n − 1) of its nibble n: a word takes 8 lanes, a bank 8 KiB, so 384 KiB take 48 banks where two
@@ -21,6 +22,12 @@
 // the level 0 or 2^(n − 1) of its nibble n, as WM's), so that an attention pass can read a block of
 // 32 consecutive slots, a row of every bank. vu.kput and vu.vput read the 32 elements as one row
 // of one AM bank.
+//
+// The operations that go a line at a time (vu.add16, vu.mul16, vu.silu, vu.argmax) take a pass per
+// output element or line, each sending a VEC token, with LINE tokens between groups of 16; where
+// the operation stands lives in layer 0, written from those tokens, and the instruction is fetched
+// again in every pass, since neither token moves the PC. AM's banks read into two sets of signals,
+// the even banks' and the odd ones', so that a pass reads a line from a bank of each parity.
 #include <bit>
 
 #include "circuit/vector_elementwise.h"
