@@ -427,6 +427,14 @@ class VectorUnit : public CompiledMachineTest<program::kVectorMachine> {
       EXPECT_EQ(got, expected) << "WM word 0x" << std::hex << address;
     }
   }
+
+  // A run of `image` in the weights ends cleanly, in lockstep, with the unit's state the golden
+  // machine's.
+  static void expect_clean_exit_and_same_unit_state(const program::ProgramImage& image) {
+    driver::FastModelMachine weights(*model_);
+    expect_clean_exit(weights, image);
+    expect_same_unit_state(weights, image);
+  }
 };
 
 // Reads `addresses` from WM with vu.wget into registers x6..x31 in turn (the lockstep compares them
@@ -560,9 +568,7 @@ TEST_F(VectorUnit, ActivationLinesPutAndGetInLockstep) {
     for (int i = 0; i < 3; ++i) accesses.reads.push_back(first + static_cast<std::uint32_t>(random() % values.size()));
   accesses.reads.push_back(last + line - 1);
   program::ProgramImage image = activation_program(accesses);
-  driver::FastModelMachine weights(*model_);
-  expect_clean_exit(weights, image);
-  expect_same_unit_state(weights, image);
+  expect_clean_exit_and_same_unit_state(image);
 }
 
 // vu.kput and vu.vput copy AM rows of 32 random elements (every bank's, the first and the last)
@@ -592,9 +598,7 @@ TEST_F(VectorUnit, KvVectorsCopyFromActivationRowsInLockstep) {
   }
   accesses.reads = {0, last_row + row - 1};
   program::ProgramImage image = activation_program(accesses);
-  driver::FastModelMachine weights(*model_);
-  expect_clean_exit(weights, image);
-  expect_same_unit_state(weights, image);
+  expect_clean_exit_and_same_unit_state(image);
 }
 
 // vu.put at an element past AM or of a value outside −4096..4095, and vu.get past AM, are illegal
@@ -650,9 +654,7 @@ TEST_F(VectorUnit, ElementwiseOperationsRunLineByLineInLockstep) {
   for (std::uint32_t first : {0u, 1024u, 2048u, 4096u, end - 128})
     for (int i = 0; i < 4; ++i) accesses.reads.push_back(first + static_cast<std::uint32_t>(random() % 128));
   program::ProgramImage image = activation_program(accesses);
-  driver::FastModelMachine weights(*model_);
-  expect_clean_exit(weights, image);
-  expect_same_unit_state(weights, image);
+  expect_clean_exit_and_same_unit_state(image);
 }
 
 // vu.argmax over random logits as the story's (512 at its AM place), vectors of every length
@@ -682,9 +684,7 @@ TEST_F(VectorUnit, ArgmaxRunsInLockstep) {
   for (std::uint32_t vl : {1u, 15u, 16u, 17u, 255u, 256u, 257u, 272u}) accesses.operations.push_back({Op::kVuArgmax, vl, 10240});
   for (std::uint32_t vl : {1u, 200u, 2047u}) accesses.operations.push_back({Op::kVuArgmax, vl, 4096 + 1008});
   program::ProgramImage image = activation_program(accesses);
-  driver::FastModelMachine weights(*model_);
-  expect_clean_exit(weights, image);
-  expect_same_unit_state(weights, image);
+  expect_clean_exit_and_same_unit_state(image);
 }
 
 // Operands the unit cannot take are illegal instructions, reported as the golden machine reports
