@@ -87,7 +87,7 @@ std::vector<int> slots_after(const circuit::CircuitGraph& graph) {
 // layer's mixer, the ones with the most slots still to go after them take its key heads first, so
 // that a bank early on a long path is not pushed back by banks that have time to spare. MLP units
 // go in the first MLP after their inputs. Returns every step's slot.
-std::vector<int> place_as_soon_as_possible(const circuit::CircuitGraph& graph, Placement& p) {
+std::vector<int> place_layer_by_layer(const circuit::CircuitGraph& graph, Placement& p) {
   const std::vector<int> after = slots_after(graph);
   const std::size_t signals = graph.readers.size(), steps = graph.steps.size();
   std::vector<int> ready(signals, -1), producers(signals, 0), missing(steps, 0), slot(steps, -1);
@@ -243,7 +243,7 @@ void place_steps(const circuit::Circuit& circuit, const circuit::CircuitGraph& g
   p.unit_layer.assign(graph.units.size(), -1);
   p.bank_head.assign(circuit.banks().size(), {});
   p.delay_slot.assign(circuit.delays().size(), {});
-  std::vector<int> step_slot = place_as_soon_as_possible(graph, p);
+  std::vector<int> step_slot = place_layer_by_layer(graph, p);
   int last_slot = 1;
   for (int slot : step_slot) last_slot = std::max(last_slot, slot);
   p.num_layers = last_slot / 2 + 1;

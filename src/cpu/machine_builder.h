@@ -192,6 +192,7 @@ struct VectorLineAccess {
 // sixteenth VEC it commits the line and emits LINE(l + 1), or VAL(0) after the last line.
 struct VectorLines {
   std::vector<SignalId> element;  // one-hot k, the VEC tokens since the last LINE (0..16; none: not started)
+  Forms k;                        // k's 4 bits for k < 16, as forms of the one-hot
   SignalId running = 0;           // a LINE has started the operation
   Bits line;                      // l, the last LINE's payload
   SignalId elementwise = 0;       // vu.add16, vu.mul16 or vu.silu executes
@@ -301,6 +302,9 @@ class MachineBuilder {
   void add_vector_elementwise(const VectorLines& lines, const ActivationRows& am, const VectorRegisters& registers);
   // vu.argmax: the running maximum a line a pass, then the first index of it, then the value.
   void add_vector_argmax(const VectorLines& lines, const ActivationRows& am, const VectorRegisters& registers);
+  // Adds element k of AM line `line`, out of the read-out, to `bits` (13) when `select` holds.
+  void add_line_element(Gates& g, const ActivationRows& am, const Bits& line, int k, const std::vector<Literal>& select,
+                        const Bits& bits);
   // The 16 elements of AM line `line` out of the read-out, 13 bits each, when `when` holds.
   std::vector<Bits> activation_line(Gates& g, const ActivationRows& am, const Bits& line, SignalId when);
   // Bank b's row selects for `accesses` of AM lines, one per bank.

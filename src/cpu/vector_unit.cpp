@@ -311,6 +311,10 @@ VectorLines MachineBuilder::add_vector_lines() {
 
   Gates g = gates("vector.op");
   v.element = g.counter_one_hot("element", count, kVectorLineElements + 1);
+  v.k.resize(4);
+  for (int k = 0; k < kVectorLineElements; ++k)
+    for (int j = 0; j < 4; ++j)
+      if ((k >> j) & 1) v.k[j] += F(v.element[k]);
   v.running = g.any("running", circuit::sum_of(v.element));
   const Form binary = F(decoded_.op[kVuAdd16]) + F(decoded_.op[kVuMul16]);
   const Form elementwise = binary + F(decoded_.op[kVuSilu]);
@@ -332,11 +336,8 @@ VectorLines MachineBuilder::add_vector_lines() {
   const int line_bits = kVectorElementAddressBits - 4;
   v.line_a = circuit::narrow_sum(g, "line_a", line_bits, forms_of(slice(operands_.rs1, 4, line_bits)), forms_of(v.line));
   v.line_b = circuit::narrow_sum(g, "line_b", line_bits, forms_of(slice(operands_.rs2, 4, line_bits)), forms_of(v.line));
-  Forms line_index(line_bits);
-  for (int k = 0; k < kVectorLineElements; ++k)
-    for (int j = 0; j < 4; ++j)
-      if ((k >> j) & 1) line_index[j] += F(v.element[k]);
-  for (int j = 0; j < 4; ++j) line_index[4 + j] = F(v.line[j]);
+  Forms line_index = v.k;
+  for (int j = 0; j < 4; ++j) line_index.push_back(F(v.line[j]));
   v.argmax_line = circuit::narrow_sum(g, "argmax_line", line_bits, forms_of(slice(operands_.rs1, 4, line_bits)), line_index);
   v.argmax_reads_on = F(decoded_.op[kVuArgmax]) + circuit::sum_of(computing) - 1;
   return v;
@@ -378,11 +379,7 @@ void MachineBuilder::add_vector_elementwise(const VectorLines& v, const Activati
     Gates o = g.sub(name);
     Bits bits;
     for (int i = 0; i < kVectorElementBits; ++i) bits.push_back(o.signal(indexed("bit", i)));
-    for (int place = 0; place < 4; ++place)  // line[0] the half, line[1] the bank's parity
-      for (int k = 0; k < kVectorLineElements; ++k)
-        add_levels_as_bits(o, am.of_parity(place >> 1)[kVectorLineElements * (place & 1) + k],
-                           join(match_bits(line, 0, 2, static_cast<std::uint32_t>(place)), {lit(v.computes), lit(v.element[k])}),
-                           bits, kVectorElementLaneBits);
+    for (int k = 0; k < kVectorLineElements; ++k) add_line_element(o, am, line, k, {lit(v.computes), lit(v.element[k])}, bits);
     return bits;
   };
   const Bits a = operand("a", v.line_a), b = operand("b", v.line_b);
@@ -394,10 +391,8 @@ void MachineBuilder::add_vector_elementwise(const VectorLines& v, const Activati
       circuit::silu_element(g.sub("silu"), a, silu_table, Enable({lit(silu), lit(v.computes)}))};
 
   // Element i = 16·l + k is live below VL; past it the pass sends VEC(0).
-  Forms index(32);
-  for (int k = 0; k < kVectorLineElements; ++k)
-    for (int j = 0; j < 4; ++j)
-      if ((k >> j) & 1) index[j] += F(v.element[k]);
+  Forms index = v.k;
+  index.resize(32);
   for (int j = 0; j < kVectorLineIndexBits; ++j) index[4 + j] = F(v.line[j]);
   const SignalId live = circuit::compare32(g.sub("live"), index, forms_of(vl), Enable(v.computes)).less_unsigned;
   Gates out = g.sub("out");
@@ -414,14 +409,18 @@ void MachineBuilder::add_vector_elementwise(const VectorLines& v, const Activati
   g.add_all(vector_line_pass_, {lit(v.commits), lit(more)});
 }
 
+void MachineBuilder::add_line_element(Gates& g, const ActivationRows& am, const Bits& line, int k,
+                                      const std::vector<Literal>& select, const Bits& bits) {
+  for (int place = 0; place < 4; ++place)  // line[0] the half, line[1] the bank's parity
+    add_levels_as_bits(g, am.of_parity(place >> 1)[kVectorLineElements * (place & 1) + k],
+                       join(match_bits(line, 0, 2, static_cast<std::uint32_t>(place)), select), bits, kVectorElementLaneBits);
+}
+
 std::vector<Bits> MachineBuilder::activation_line(Gates& g, const ActivationRows& am, const Bits& line, SignalId when) {
   std::vector<Bits> elements(kVectorLineElements);
   for (int k = 0; k < kVectorLineElements; ++k) {
     for (int i = 0; i < kVectorElementBits; ++i) elements[k].push_back(g.signal(indexed(indexed("element", k), i)));
-    for (int place = 0; place < 4; ++place)  // line[0] the half, line[1] the bank's parity
-      add_levels_as_bits(g, am.of_parity(place >> 1)[kVectorLineElements * (place & 1) + k],
-                         join(match_bits(line, 0, 2, static_cast<std::uint32_t>(place)), {lit(when)}), elements[k],
-                         kVectorElementLaneBits);
+    add_line_element(g, am, line, k, {lit(when)}, elements[k]);
   }
   return elements;
 }
@@ -484,11 +483,7 @@ void MachineBuilder::add_vector_argmax(const VectorLines& v, const ActivationRow
   c_.add_bank(std::move(bank));
 
   Bits line_number;
-  for (int j = 0; j < 4; ++j) {
-    line_number.push_back(g.signal(indexed("line_number", j)));
-    for (int k = 0; k < kVectorLineElements; ++k)
-      if ((k >> j) & 1) g.add_relu(line_number.back(), F(v.element[k]));
-  }
+  for (int j = 0; j < 4; ++j) line_number.push_back(g.relu(indexed("line_number", j), v.k[j], 1));
   line_number.insert(line_number.end(), group.begin(), group.end());
   const Bits running_maximum = circuit::running_maximum(g.sub("maximum"), line, previous, Enable({lit(reading), nlit(second_half)}));
   const Bits first_index = circuit::first_index_of(g.sub("index"), line, maximum, previous, line_number, Enable({lit(reading), lit(second_half)}));
