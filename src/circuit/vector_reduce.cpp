@@ -59,35 +59,30 @@ Bits rmsnorm_scale(Gates g, const NormScaleOperands& x, const Enable& enable) {
   }
   const Bits sum = squares.sum(g.sub("squares"), enable);
 
-  // Stage 8: ss = S >> s.
-  Bits ss;
-  for (int k = 0; k < width; ++k) {
-    ss.push_back(g.signal(indexed("ss", k)));
-    for (int s = 0; s < shifts && k + s < width; ++s) g.add_all(ss[k], {lit(x.log2_length[s]), lit(sum[k + s])});
-  }
-  auto bit = [&](int k) { return k < width ? F(ss[k]) : Form(); };
-
-  // Stage 9. `leading` is at least 1 exactly when pair P is ss's leading pair (for P = 0, when no bit
-  // above it is set) and the unit is on; it never exceeds 2.
+  // Stage 8, a copy of each step per shift s that holds only at the one s given: ss = S >> s is read
+  // off S's bits from s up, and `leading` is at least 1 exactly when pair P is ss's leading pair (for
+  // P = 0, when no bit above it is set) and the unit is on; it never exceeds 2.
   Bits out;
   for (int b = 0; b < kEntryBits + kHalfEBits; ++b) out.push_back(g.signal(indexed("scale", b)));
-  const Form off = enable.off() * 4.0;
-  for (int p = 0; p < kPairs; ++p) {
-    Form above;
-    for (int k = 2 * p + 2; k < width; ++k) above += F(ss[k]);
-    const Form pair = p == 0 ? Form(1.0) : bit(2 * p) + bit(2 * p + 1);
-    const Form excluded = above * 4.0 + off;
-    g.add_step(spelling_change(Bits(out.begin() + kEntryBits, out.end()), 0, kPairs - 1 - p), pair - excluded, 1);
-    for (int j = 0; j < 6; ++j)  // the bucket's bits 0–5 are ss's from 2P − 6 up
-      if (2 * p - 6 + j >= 0) g.add_step(out[j], bit(2 * p - 6 + j) * 2.0 + pair - excluded, 3);
-    // The bucket's bits 6 and 7 are the pair; less 64, bit 6 is the pair 10 and bit 7 the pair 11.
-    g.add_step(out[6], bit(2 * p + 1) - bit(2 * p) - excluded, 1);
-    g.add_step(out[7], bit(2 * p + 1) + bit(2 * p) - excluded, 2);
-  }
-  Form capped;
-  for (int k = kCapBit; k < width; ++k) capped += F(ss[k]);
-  if (!capped.terms().empty()) {
-    g.add_step(spelling_change(Bits(out.begin(), out.begin() + kEntryBits), 0, kEntryAtCap), capped - off, 1);
+  for (int s = 0; s < shifts; ++s) {
+    auto bit = [&](int k) { return k + s < width ? F(sum[k + s]) : Form(); };
+    const Form off = (enable.off() + 1.0 - F(x.log2_length[s])) * (width + 4.0);  // beyond any count of S's bits
+    for (int p = 0; p < kPairs; ++p) {
+      Form above;
+      for (int k = 2 * p + 2; k + s < width; ++k) above += bit(k);
+      const Form pair = p == 0 ? Form(1.0) : bit(2 * p) + bit(2 * p + 1);
+      const Form excluded = above * 4.0 + off;
+      g.add_step(spelling_change(Bits(out.begin() + kEntryBits, out.end()), 0, kPairs - 1 - p), pair - excluded, 1);
+      for (int j = 0; j < 6; ++j)  // the bucket's bits 0–5 are ss's from 2P − 6 up
+        if (2 * p - 6 + j >= 0) g.add_step(out[j], bit(2 * p - 6 + j) * 2.0 + pair - excluded, 3);
+      // The bucket's bits 6 and 7 are the pair; less 64, bit 6 is the pair 10 and bit 7 the pair 11.
+      g.add_step(out[6], bit(2 * p + 1) - bit(2 * p) - excluded, 1);
+      g.add_step(out[7], bit(2 * p + 1) + bit(2 * p) - excluded, 2);
+    }
+    Form capped;
+    for (int k = kCapBit; k + s < width; ++k) capped += bit(k);
+    if (!capped.terms().empty())
+      g.add_step(spelling_change(Bits(out.begin(), out.begin() + kEntryBits), 0, kEntryAtCap), capped - off, 1);
   }
   return out;
 }

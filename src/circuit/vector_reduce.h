@@ -21,15 +21,16 @@ struct NormScaleOperands {
 // (0..14). With S = eps_term·2^s + Σ x_i² and ss = floor(S / 2^s), the entry and e/2 come from the
 // leading pair of ss's bits: for ss in [2^2P, 2^(2P+2)) (P = 0..14), e/2 = 14 − P and the entry is
 // the eight bits of ss from 2P − 6 up, less 64; ss = 0 reads as 1, and ss ≥ 2^30 as the cap 2^30
-// (the last entry, e/2 = 0). All zero, with every neuron off, when `enable` is off. Nine stages for
+// (the last entry, e/2 = 0). All zero, with every neuron off, when `enable` is off. Eight stages for
 // 64 elements of 13 bits:
 //   1     S as column counts: each square's bit products (x_b·x_c for b < c once, at twice the
 //         weight; the sign bit's products complemented, as in ColumnSum::add_product) and, a choice
 //         per bit among the shifts, eps_term·2^s;
 //   2–7   the counts summed (sum_columns);
-//   8     ss = S >> s, an AND per shift and bit;
-//   9     a step per leading pair P and output bit: the bit of ss (or the pair's) with the pair not
-//         zero and every bit above it zero; a step for the cap.
+//   8     a step per shift s, leading pair P and output bit: the bit of ss = S >> s (or the pair's)
+//         with s the one given, the pair not zero and every bit above it zero; a step per shift for
+//         the cap. Reading ss off S for every s costs neurons (a copy per shift) but saves the stage
+//         that would shift S first, which the vector machine's depth needs.
 Bits rmsnorm_scale(Gates g, const NormScaleOperands& x, const Enable& enable);
 
 // vu.argmax (story_argmax16) over a vector read a line of L elements a pass, in two halves of

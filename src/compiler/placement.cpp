@@ -145,10 +145,7 @@ std::vector<int> place_layer_by_layer(const circuit::CircuitGraph& graph, Placem
 
 // The latest MLP slot of each unit such that every reader can still be as late as it may be:
 // banks and delays keep their slots, outputs may be computed by the last MLP.
-std::vector<int> latest_unit_slots(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph,
-                                   const std::vector<int>& slot, int last_mlp_slot) {
-  std::vector<bool> is_output(circuit.signals().size(), false);
-  for (SignalId s : circuit.outputs()) is_output[s] = true;
+std::vector<int> latest_unit_slots(const circuit::CircuitGraph& graph, const std::vector<int>& slot, int last_mlp_slot) {
   std::vector<int> latest(graph.steps.size(), 0);
   for (auto it = graph.placement_order.rbegin(); it != graph.placement_order.rend(); ++it) {
     const Step& step = graph.steps[*it];
@@ -156,26 +153,25 @@ std::vector<int> latest_unit_slots(const circuit::Circuit& circuit, const circui
       latest[*it] = slot[*it];
       continue;
     }
+    // A unit may move as late as its readers allow; one that no unit reads (it adds into outputs,
+    // or nothing reads it) as late as the last MLP.
     int bound = last_mlp_slot + 1;
-    bool read = false, only_outputs = true;
-    for (SignalId s : step.outputs) {
-      read |= is_output[s];
-      only_outputs &= is_output[s];
-      for (std::uint32_t reader : graph.readers[s]) bound = std::min(bound, latest[reader]), read = true;
-    }
-    // A unit that only adds into outputs frees its inputs and takes no dimension of its own: it
-    // runs as early as it can. Others may move as late as their readers allow; unread units stay put.
-    if (only_outputs) read = false;
-    latest[*it] = read ? bound - 1 - (bound % 2 == 0 ? 0 : 1) : slot[*it];
+    for (SignalId s : step.outputs)
+      for (std::uint32_t reader : graph.readers[s]) bound = std::min(bound, latest[reader]);
+    latest[*it] = bound - 1 - (bound % 2 == 0 ? 0 : 1);
   }
   return latest;
 }
 
 // List scheduling of the MLP units under a width cap: slot by slot, the ready units with the least
-// slack go first; a unit that reaches its latest slot is placed whatever the cap. Returns the widest
-// MLP it produced.
+// slack go first; a unit that reaches its latest slot is placed whatever the cap, and so is one that
+// no unit reads (it adds into outputs, or nothing reads it), as soon as it is ready, so that its
+// inputs die early. Returns the widest MLP it produced.
 int schedule_units(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, const std::vector<int>& latest,
                    int cap, std::vector<int>& slot, int last_mlp_slot) {
+  auto unread = [&](std::uint32_t u) {
+    return std::ranges::all_of(graph.steps[u].outputs, [&](SignalId s) { return graph.readers[s].empty(); });
+  };
   std::vector<int> ready(circuit.signals().size(), -1);
   std::vector<int> missing(graph.steps.size(), 0);
   for (std::uint32_t i = 0; i < graph.steps.size(); ++i)
@@ -204,7 +200,7 @@ int schedule_units(const circuit::Circuit& circuit, const circuit::CircuitGraph&
     std::vector<std::uint32_t> placed;
     for (std::uint32_t u : candidates) {
       int size = static_cast<int>(graph.units[graph.steps[u].index].neurons.size());
-      if (latest[u] > t && load + size > cap) continue;
+      if (latest[u] > t && load + size > cap && !unread(u)) continue;
       slot[u] = t;
       load += size;
       placed.push_back(u);
@@ -223,7 +219,7 @@ int schedule_units(const circuit::Circuit& circuit, const circuit::CircuitGraph&
 // the first MLPs after their inputs, although most have slack before their first reader.
 void balance_units(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, std::vector<int>& slot,
                    int last_mlp_slot) {
-  std::vector<int> latest = latest_unit_slots(circuit, graph, slot, last_mlp_slot);
+  std::vector<int> latest = latest_unit_slots(graph, slot, last_mlp_slot);
   int total = 0, widest_unit = 0;
   for (const MlpUnit& unit : graph.units) {
     total += static_cast<int>(unit.neurons.size());

@@ -187,29 +187,39 @@ struct VectorLineAccess {
   Bits line;
 };
 
-// Where an elementwise operation's passes stand (vector_unit.cpp): the first pass emits LINE(0);
-// after LINE(l) the pass computes element 0 of line l, after its k-th VEC element k, and after the
-// sixteenth VEC it commits the line and emits LINE(l + 1), or VAL(0) after the last line.
+// Where an operation that writes lines stands (vector_unit.cpp): the first pass emits LINE(0) (for
+// vu.rmsnorm the pass after its scale's VEC does); after LINE(l) the pass computes element 0 of line
+// l, after its k-th VEC element k, and after the sixteenth VEC it commits the line and emits
+// LINE(l + 1), or VAL(0) after the last line.
 struct VectorLines {
   std::vector<SignalId> element;  // one-hot k, the VEC tokens since the last LINE (0..16; none: not started)
   Forms k;                        // k's 4 bits for k < 16, as forms of the one-hot
   SignalId running = 0;           // a LINE has started the operation
   Bits line;                      // l, the last LINE's payload
-  SignalId elementwise = 0;       // vu.add16, vu.mul16 or vu.silu executes
-  SignalId by_lines = 0;          // one of them or vu.argmax: its vector x is read a line at a time
+  SignalId by_lines = 0;          // vu.add16, vu.mul16, vu.silu or vu.argmax: vector x read a line at a time
   Bits vec_before;                // the VEC payload one pass back (zero after any other token)
   SignalId binary = 0;            // vu.add16 or vu.mul16 executes
-  SignalId computes = 0;          // elementwise and k < 16: the pass computes element k of line l
-  SignalId commits = 0;           // elementwise and k = 16: the pass commits line l
+  SignalId computes = 0;          // writes lines and k < 16: the pass computes element k of line l
+  SignalId commits = 0;           // writes lines and k = 16: the pass commits line l
   Bits line_a, line_b;            // the AM lines rs1/16 + l and rs2/16 + l
   // The same as forms of the decoder's one-hot signals, 1 when they hold and at most 0 otherwise,
-  // for AM's row selects, which an AND of them would put an MLP stage later; and whether the pass
-  // reads the second operand's line, when it is another than the first's.
-  Form computes_on, commits_on, reads_b_on, elementwise_on;
+  // for AM's row selects, which an AND of them would put an MLP stage later: whether the pass reads
+  // the first operand's line, the second's when it is another than the first's (the binary
+  // operations) or the only one read (vu.rmsnorm); whether it commits; whether its VEC is an output
+  // element (vu.add16, vu.mul16, vu.silu, vu.rmsnorm).
+  Form reads_a_on, reads_b_on, norm_reads_on, commits_on, writes_lines_on;
   // vu.argmax reads line i = 16·g + k of its vector in the pass after LINE(g) and k VEC tokens (g
   // the low 4 bits of LINE's payload; its bit 7 is the second half): line rs1/16 + i.
   Bits argmax_line;
   Form argmax_reads_on;
+  // vu.rmsnorm's first pass reads its vector x = rs2 whole: a row of x's bank and of the next.
+  Form norm_scale_on;
+  Bits norm_first_line, norm_second_line;
+  // A VEC token kept for an operation's later passes (the argmax's maximum, the norm's scale),
+  // written in the passes where `latches` holds: the VEC fed in or the one a pass back, whichever
+  // the pass has (the other reads zero).
+  Bits latched;
+  SignalId latches = 0;
 };
 
 // The two halves of the vector unit's AM read-out: banks of even numbers read into even, odd ones
@@ -298,10 +308,13 @@ class MachineBuilder {
   // returns the read-out, which vu.kput, vu.vput and the operations read too.
   ActivationRows add_vector_activation_memory(const VectorLines& lines);
   void add_vector_kv_cache(const ActivationRows& am);  // KV, vu.kput, vu.vput
-  // vu.add16, vu.mul16 and vu.silu: their operands' checks, elements, and the tokens they emit.
+  // vu.add16, vu.mul16, vu.silu and vu.rmsnorm's elements: their operands' checks, elements, and the
+  // tokens they emit.
   void add_vector_elementwise(const VectorLines& lines, const ActivationRows& am, const VectorRegisters& registers);
   // vu.argmax: the running maximum a line a pass, then the first index of it, then the value.
   void add_vector_argmax(const VectorLines& lines, const ActivationRows& am, const VectorRegisters& registers);
+  // vu.rmsnorm's first two passes: the scale from the whole vector, then LINE(0) with the scale latched.
+  void add_vector_norm_scale(const VectorLines& lines, const ActivationRows& am, const VectorRegisters& registers);
   // Adds element k of AM line `line`, out of the read-out, to `bits` (13) when `select` holds.
   void add_line_element(Gates& g, const ActivationRows& am, const Bits& line, int k, const std::vector<Literal>& select,
                         const Bits& bits);

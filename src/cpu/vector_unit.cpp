@@ -3,7 +3,7 @@
 // reads a word of it into rd; its activation memory (AM), which vu.put writes a line at a time
 // through a line buffer and vu.get reads an element of; its KV cache, which vu.kput and vu.vput
 // fill from AM rows; the configuration registers the vu.set* instructions write; and the
-// elementwise operations and the argmax.
+// elementwise operations, the argmax and the norm.
 //
 // WM is banks of 128 rows × 16 words (8 per half) at four bits a lane, each lane the level 0 or
 // 2^(n − 1) of its nibble n: a word takes 8 lanes, a bank 8 KiB, so 384 KiB take 48 banks where two
@@ -23,11 +23,12 @@
 // 32 consecutive slots, a row of every bank. vu.kput and vu.vput read the 32 elements as one row
 // of one AM bank.
 //
-// The operations that go a line at a time (vu.add16, vu.mul16, vu.silu, vu.argmax) take a pass per
-// output element or line, each sending a VEC token, with LINE tokens between groups of 16; where
-// the operation stands lives in layer 0, written from those tokens, and the instruction is fetched
-// again in every pass, since neither token moves the PC. AM's banks read into two sets of signals,
-// the even banks' and the odd ones', so that a pass reads a line from a bank of each parity.
+// The operations that go a line at a time (vu.add16, vu.mul16, vu.silu, vu.argmax, and vu.rmsnorm
+// after a first pass that reads its vector whole) take a pass per output element or line, each
+// sending a VEC token, with LINE tokens between groups of 16; where the operation stands lives in
+// layer 0, written from those tokens, and the instruction is fetched again in every pass, since
+// neither token moves the PC. AM's banks read into two sets of signals, the even banks' and the odd
+// ones', so that a pass reads a line from a bank of each parity, or a row of two adjacent banks.
 #include <bit>
 
 #include "circuit/vector_elementwise.h"
@@ -40,6 +41,7 @@ namespace rvformer::cpu {
 namespace {
 
 constexpr double kCounterQuantum = 1.0 / (1 << 25);
+constexpr int kNormEntryBits = 8, kNormHalfEBits = 4;  // the norm's scale token: the table entry, e/2
 
 Bits read_signals(circuit::Circuit& c, const std::string& name, int count) {
   Bits bits;
@@ -61,6 +63,7 @@ void MachineBuilder::add_vector_unit() {
   add_vector_kv_cache(am);
   add_vector_elementwise(lines, am, registers);
   add_vector_argmax(lines, am, registers);
+  add_vector_norm_scale(lines, am, registers);
 }
 
 void MachineBuilder::add_vector_weight_memory() {
@@ -167,7 +170,7 @@ ActivationRows MachineBuilder::add_vector_activation_memory(const VectorLines& l
   std::vector<SignalId> takes_slot;
   for (int k = 0; k < kVectorLineElements; ++k) {
     takes_slot.push_back(g.all("takes_slot" + std::to_string(k), puts_slot(k)));
-    g.add_all(takes_slot.back(), {lit(is_vec), lit(lines.element[k + 1])}, lines.elementwise_on);
+    g.add_all(takes_slot.back(), {lit(is_vec), lit(lines.element[k + 1])}, lines.writes_lines_on);
   }
   const SignalId put_commit = g.all("put_commit", puts_slot(kVectorLineElements - 1));
   std::vector<std::vector<SignalId>> line = add_read_slots("vector.line", kVectorLineElements, kVectorElementLanes);
@@ -199,9 +202,12 @@ ActivationRows MachineBuilder::add_vector_activation_memory(const VectorLines& l
     for (int h = 0; h < 2; ++h) g.add_all(writes_half[h], match_bits(commit.line, 0, 1, h), commit.when);
   // vu.get, vu.kput and vu.vput read their element's row; an operation's pass its operands' lines.
   const std::vector<VectorLineAccess> reads{{F(get) + F(decoded_.op[kVuKput]) + F(decoded_.op[kVuVput]), put_line},
-                                            {lines.computes_on, lines.line_a},
+                                            {lines.reads_a_on, lines.line_a},
                                             {lines.reads_b_on, lines.line_b},
-                                            {lines.argmax_reads_on, lines.argmax_line}};
+                                            {lines.norm_reads_on, lines.line_b},
+                                            {lines.argmax_reads_on, lines.argmax_line},
+                                            {lines.norm_scale_on, lines.norm_first_line},
+                                            {lines.norm_scale_on, lines.norm_second_line}};
   std::vector<circuit::RowSelect> write_rows = activation_rows(g, "write_row", commits);
   std::vector<circuit::RowSelect> read_rows = activation_rows(g, "read_row", reads);
   ActivationRows am{add_read_slots("vector.am.even", 2 * kVectorLineElements, kVectorElementLanes),
@@ -316,22 +322,23 @@ VectorLines MachineBuilder::add_vector_lines() {
     for (int j = 0; j < 4; ++j)
       if ((k >> j) & 1) v.k[j] += F(v.element[k]);
   v.running = g.any("running", circuit::sum_of(v.element));
+  const SignalId norm = decoded_.op[kVuRmsnorm];
   const Form binary = F(decoded_.op[kVuAdd16]) + F(decoded_.op[kVuMul16]);
   const Form elementwise = binary + F(decoded_.op[kVuSilu]);
   const std::vector<SignalId> computing(v.element.begin(), v.element.begin() + kVectorLineElements);
-  v.elementwise_on = elementwise;
-  v.computes_on = elementwise + circuit::sum_of(computing) - 1;
-  v.commits_on = elementwise + F(v.element[kVectorLineElements]) - 1;
+  v.writes_lines_on = elementwise + F(norm);
+  v.reads_a_on = elementwise + circuit::sum_of(computing) - 1;
   v.reads_b_on = binary + circuit::sum_of(computing) + F(g.exclusive_or("bit5_differs", operands_.rs1[5], operands_.rs2[5])) - 2;
+  v.norm_reads_on = F(norm) + circuit::sum_of(computing) - 1;
+  v.commits_on = v.writes_lines_on + F(v.element[kVectorLineElements]) - 1;
   v.binary = g.relu("binary", binary, 1);
-  v.elementwise = g.relu("elementwise", elementwise, 1);
   v.by_lines = g.relu("by_lines", elementwise + F(decoded_.op[kVuArgmax]), 1);
   for (int i = 0; i < kVectorResultBits; ++i)
     v.vec_before.push_back(c_.add_delay(in_.vec[i], indexed("vector.op.vec_before", i), 1));
   vector_result_pass_ = g.signal("result_pass");
   vector_line_pass_ = g.signal("line_pass");
   g.add_all(vector_line_pass_, {lit(v.by_lines), nlit(v.running)});
-  v.computes = g.relu("computes", v.computes_on, 1);
+  v.computes = g.relu("computes", v.writes_lines_on + circuit::sum_of(computing) - 1, 1);
   v.commits = g.relu("commits", v.commits_on, 1);
   const int line_bits = kVectorElementAddressBits - 4;
   v.line_a = circuit::narrow_sum(g, "line_a", line_bits, forms_of(slice(operands_.rs1, 4, line_bits)), forms_of(v.line));
@@ -340,6 +347,25 @@ VectorLines MachineBuilder::add_vector_lines() {
   for (int j = 0; j < 4; ++j) line_index.push_back(F(v.line[j]));
   v.argmax_line = circuit::narrow_sum(g, "argmax_line", line_bits, forms_of(slice(operands_.rs1, 4, line_bits)), line_index);
   v.argmax_reads_on = F(decoded_.op[kVuArgmax]) + circuit::sum_of(computing) - 1;
+
+  // The norm's first pass (no LINE yet, nor the VEC of its scale) reads the row of x's bank x[7:5]
+  // and of the next bank, which the operand checks keep in the same row when it holds elements.
+  v.norm_scale_on = F(norm) - F(v.running) - F(in_.is(TokenKind::kVec));
+  v.norm_first_line = slice(operands_.rs2, 4, line_bits);
+  const Bits next_bank = circuit::narrow_sum(g, "norm_next_bank", 3, forms_of(slice(operands_.rs2, 5, 3)), {Form(1.0)});
+  v.norm_second_line = {operands_.rs2[4]};
+  v.norm_second_line.insert(v.norm_second_line.end(), next_bank.begin(), next_bank.end());
+  for (int i = 8; i < kVectorElementAddressBits; ++i) v.norm_second_line.push_back(operands_.rs2[i]);
+
+  v.latched = read_signals(c_, "vector.latched", kVectorResultBits);
+  v.latches = g.signal("latches");
+  circuit::Bank latch = single_row_bank("vector.latched");
+  latch.write.beta[0] = F(v.latches);
+  for (int i = 0; i < kVectorResultBits; ++i) {
+    latch.write.lanes[0].push_back(F(in_.vec[i]) + F(v.vec_before[i]));
+    latch.read.lanes[0].push_back({{v.latched[i], 1}});
+  }
+  c_.add_bank(std::move(latch));
   return v;
 }
 
@@ -347,11 +373,14 @@ void MachineBuilder::add_vector_elementwise(const VectorLines& v, const Activati
   Gates g = gates("vector.elementwise");
   const Bits& x = operands_.rs1;
   const Bits& y = operands_.rs2;
-  const SignalId add = decoded_.op[kVuAdd16], mul = decoded_.op[kVuMul16], silu = decoded_.op[kVuSilu];
+  const SignalId add = decoded_.op[kVuAdd16], mul = decoded_.op[kVuMul16], silu = decoded_.op[kVuSilu],
+                 norm = decoded_.op[kVuRmsnorm];
 
   // Illegal operands, as on the golden machine: VL outside 1..4096; x not a line's first element or
   // its lines past AM (x + VL > 32,768); for the binary ones the same of y, and y neither x nor 32
-  // elements off it modulo 64; for vu.mul16 AUX outside 1..30.
+  // elements off it modulo 64; for vu.mul16 AUX outside 1..30; for vu.rmsnorm, whose output is x
+  // here, VL past 64, y not a multiple of 32 or past AM, or y's elements across two AM rows
+  // (y[7:5] = 7 with VL > 32).
   Gates c = g.sub("check");
   const Bits& vl = registers.vl;
   Form bad = Form(1.0) - any_of(c, "vl_nonzero", vl) + any_of(c, "vl_high", slice(vl, 13, 19));
@@ -363,15 +392,23 @@ void MachineBuilder::add_vector_elementwise(const VectorLines& v, const Activati
     return out + F(o.all("past_end", {lit(end[15]), lit(o.any("end_low", circuit::sum_of(slice(end, 0, 15))))}));
   };
   bad += outside("x", x);
+  const SignalId bad_lines = c.any("bad", bad);
   Form bad_binary = outside("y", y) + F(c.exclusive_or("bit4_differs", x[4], y[4]));
   Form differs;
   for (int i = 0; i < 32; ++i) differs += F(c.exclusive_or(indexed("differs", i), x[i], y[i]));
   bad_binary += F(c.all("same_parity", {nlit(c.exclusive_or("bit5_differs", x[5], y[5])), lit(c.any("differ", differs))}));
   const std::vector<SignalId> shift = circuit::decode_one_hot(c, "shift", slice(registers.aux, 0, 5));
   const Form bad_shift = any_of(c, "aux_high", slice(registers.aux, 5, 27)) + F(shift[0]) + F(shift[31]);
-  const Form illegal = F(c.all("bad_operation", {lit(v.by_lines), lit(c.any("bad", bad))})) +
+  const SignalId vl_past_32 = c.at_least("vl_past_32", circuit::binary_value(slice(vl, 0, 7)), 33);
+  Form bad_norm = any_of(c, "vl_past_127", slice(vl, 7, 6)) +
+                  F(c.all("vl_65_to_127", {lit(vl[6]), lit(c.any("vl_low6", circuit::sum_of(slice(vl, 0, 6))))}));
+  bad_norm += any_of(c, "y_misaligned", slice(y, 0, 5)) +
+              any_of(c, "y_high", slice(y, kVectorElementAddressBits, 32 - kVectorElementAddressBits));
+  bad_norm += F(c.all("across_rows", {lit(y[5]), lit(y[6]), lit(y[7]), lit(vl_past_32)}));
+  const Form illegal = F(c.all("bad_operation", {lit(c.any("checks_lines", F(v.by_lines) + F(norm))), lit(bad_lines)})) +
                        F(c.all("bad_pair", {lit(v.binary), lit(c.any("bad_binary", bad_binary))})) +
-                       F(c.all("bad_shift", {lit(mul), lit(c.any("shift_outside", bad_shift))}));
+                       F(c.all("bad_shift", {lit(mul), lit(c.any("shift_outside", bad_shift))})) +
+                       F(c.all("bad_norm", {lit(norm), lit(c.any("norm_outside", bad_norm))}));
   illegal_operands_.push_back(c.any("illegal", illegal));
 
   // The operands of element k: lane k of line_a's (line_b's) half in the read-out of its bank's parity.
@@ -385,10 +422,14 @@ void MachineBuilder::add_vector_elementwise(const VectorLines& v, const Activati
   const Bits a = operand("a", v.line_a), b = operand("b", v.line_b);
   std::vector<int> silu_table(STORY_SILU, STORY_SILU + STORY_SILU_POINTS);
   const std::vector<SignalId> mul_shift(shift.begin() + 1, shift.begin() + 31);
-  const std::array<Bits, 3> results{
+  const std::vector<int> inverse_roots(STORY_RSQRT, STORY_RSQRT + STORY_RSQRT_ENTRIES);
+  const std::array<Bits, 4> results{
       circuit::add16_element(g.sub("add16"), a, b, Enable({lit(add), lit(v.computes)})),
       circuit::mul16_element(g.sub("mul16"), a, b, mul_shift, Enable({lit(mul), lit(v.computes)})),
-      circuit::silu_element(g.sub("silu"), a, silu_table, Enable({lit(silu), lit(v.computes)}))};
+      circuit::silu_element(g.sub("silu"), a, silu_table, Enable({lit(silu), lit(v.computes)})),
+      circuit::rmsnorm_element(g.sub("rmsnorm"), b, slice(v.latched, 0, kNormEntryBits),
+                               slice(v.latched, kNormEntryBits, kNormHalfEBits), inverse_roots,
+                               Enable({lit(norm), lit(v.computes)}))};
 
   // Element i = 16·l + k is live below VL; past it the pass sends VEC(0).
   Forms index = v.k;
@@ -397,7 +438,7 @@ void MachineBuilder::add_vector_elementwise(const VectorLines& v, const Activati
   const SignalId live = circuit::compare32(g.sub("live"), index, forms_of(vl), Enable(v.computes)).less_unsigned;
   Gates out = g.sub("out");
   for (int i = 0; i < kVectorElementBits; ++i)
-    add_result_bit(out, i, {lit(live)}, F(results[0][i]) + F(results[1][i]) + F(results[2][i]));
+    add_result_bit(out, i, {lit(live)}, F(results[0][i]) + F(results[1][i]) + F(results[2][i]) + F(results[3][i]));
 
   // After a line's sixteenth VEC: LINE(l + 1) while 16·(l + 1) < VL, else the operation ends.
   const Bits next_line = circuit::narrow_sum(g, "next_line", kVectorLineIndexBits + 1, forms_of(v.line), {Form(1.0)});
@@ -471,16 +512,9 @@ void MachineBuilder::add_vector_argmax(const VectorLines& v, const ActivationRow
   }
   g.add_all(previous.back(), {lit(is_line), nlit(later_group), nlit(second_half)});
 
-  // The maximum, latched from the first half's last VEC, in the pass that starts the second.
-  const Bits maximum = read_signals(c_, "vector.argmax.maximum", kVectorResultBits);
-  const SignalId latches = g.all("latches", {lit(done), nlit(second_half), lit(is_vec)});
-  circuit::Bank bank = single_row_bank("vector.argmax.maximum");
-  bank.write.beta[0] = F(latches);
-  for (int i = 0; i < kVectorResultBits; ++i) {
-    bank.write.lanes[0].push_back(F(in_.vec[i]));
-    bank.read.lanes[0].push_back({{maximum[i], 1}});
-  }
-  c_.add_bank(std::move(bank));
+  // The maximum, latched in the second half's first pass (fed LINE(128)) from the VEC one pass back.
+  const Bits& maximum = v.latched;
+  g.add_all(v.latches, {lit(argmax), lit(is_line), lit(second_half), nlit(later_group)});
 
   Bits line_number;
   for (int j = 0; j < 4; ++j) line_number.push_back(g.relu(indexed("line_number", j), v.k[j], 1));
@@ -507,6 +541,51 @@ void MachineBuilder::add_vector_argmax(const VectorLines& v, const ActivationRow
     index[i] = F(g.all(indexed("index", i), {lit(ends), lit(is_vec), lit(in_.vec[i])})) +
                F(g.all(indexed("index_after_hi", i), {lit(ends), lit(in_.is(TokenKind::kHi)), lit(v.vec_before[i])}));
   write_result(index, "vector.argmax.value");
+}
+
+// vu.rmsnorm's first pass reads x = rs2 whole, elements past VL as zeros, and sends its scale as VEC
+// (docs/vector-unit.md); the pass fed it latches the scale and sends LINE(0), and the element passes
+// go as the elementwise operations' (add_vector_elementwise).
+void MachineBuilder::add_vector_norm_scale(const VectorLines& v, const ActivationRows& am,
+                                           const VectorRegisters& registers) {
+  Gates g = gates("vector.rmsnorm");
+  const SignalId norm = decoded_.op[kVuRmsnorm], is_vec = in_.is(TokenKind::kVec);
+  const Bits& x = operands_.rs2;
+  constexpr int kElements = 2 * 2 * kVectorLineElements, kLog2Lengths = 7;  // a row of two banks; s = 0..6
+
+  // longer[i] = [VL > i], and s one-hot, 2^s the smallest power of two ≥ VL.
+  const Form length = circuit::binary_value(slice(registers.vl, 0, kLog2Lengths));
+  std::vector<SignalId> longer;
+  for (int i = 0; i < kElements; ++i) longer.push_back(g.at_least(indexed("longer", i), length, i + 1));
+  std::vector<SignalId> log2_length{g.relu("log2_length0", Form(1.0) - F(longer[1]), 1)};
+  for (int s = 1; s < kLog2Lengths; ++s) {
+    const Form above = s + 1 < kLog2Lengths ? F(longer[1 << s]) : Form();
+    log2_length.push_back(g.relu(indexed("log2_length", s), F(longer[1 << (s - 1)]) - above, 1));
+  }
+
+  // Element i is lane slot i mod 32 of x's bank (parity x[5]) for i < 32, of the next bank after.
+  const SignalId scale_pass = g.relu("scale_pass", v.norm_scale_on, 1);
+  circuit::NormScaleOperands operands{.elements = {}, .log2_length = log2_length, .epsilon = registers.aux};
+  Gates e = g.sub("x");
+  for (int i = 0; i < kElements; ++i) {
+    Bits bits;
+    for (int b = 0; b < kVectorElementBits; ++b) bits.push_back(e.signal(indexed(indexed("element", i), b)));
+    const int slot = i % (2 * kVectorLineElements), bank = i / (2 * kVectorLineElements);
+    for (int parity = 0; parity < 2; ++parity) {
+      const std::vector<Literal> here = match_bits(x, 5, 1, static_cast<std::uint32_t>(parity ^ bank));
+      add_levels_as_bits(e, am.of_parity(parity)[slot], join(here, {lit(scale_pass), lit(longer[i])}), bits,
+                         kVectorElementLaneBits);
+    }
+    operands.elements.push_back(bits);
+  }
+  const Bits scale = circuit::rmsnorm_scale(g.sub("scale"), operands, Enable(scale_pass));
+  Gates out = g.sub("out");
+  for (int i = 0; i < kNormEntryBits + kNormHalfEBits; ++i) add_result_bit(out, i, {}, F(scale[i]));
+  g.add_relu(vector_result_pass_, F(scale_pass));
+
+  const SignalId starts_lines = g.all("starts_lines", {lit(norm), nlit(v.running), lit(is_vec)});
+  g.add_relu(v.latches, F(starts_lines));
+  g.add_relu(vector_line_pass_, F(starts_lines));
 }
 
 // The configuration registers, two to a single-row bank (a write replaces its half only): each

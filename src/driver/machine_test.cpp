@@ -180,7 +180,8 @@ int main(void) {
 // The operations that go a line at a time in the exact evaluator, with its range, margin and
 // overwrite checks: vu.add16 over a line and a partial one against lines 32 elements off (both
 // parities of AM's banks, the 13-bit extremes saturating), vu.mul16 of a line with itself, vu.silu
-// over part of a line, every result read back with vu.get and hashed, and vu.argmax over two lines.
+// over part of a line, vu.rmsnorm over 40 elements of two banks' row, every result read back with
+// vu.get and hashed, and vu.argmax over two lines.
 TEST(Machine, TheVectorUnitsElementwiseOperationsRunLikeTheEmulator) {
   auto machine = cpu::build_machine(program::kVectorMachine);
   program::ProgramImage image = toolchain::compile_test_program("elementwise", kVectorPrelude + R"(
@@ -194,8 +195,11 @@ int main(void) {
   vu_mul16(96, 96);
   vu_set_vl(5);
   vu_silu(16);
+  vu_set_vl(40);
+  vu_set_aux(3);
+  vu_rmsnorm(128, 0);
   unsigned h = 2166136261u;
-  for (unsigned e = 0; e < 128; e++) h = (h ^ (unsigned)vu_get(e)) * 16777619u;
+  for (unsigned e = 0; e < 176; e++) h = (h ^ (unsigned)vu_get(e)) * 16777619u;
   hex(h);
   hex((unsigned)vu_get(19));
   vu_set_vl(27);

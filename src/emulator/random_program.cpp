@@ -342,24 +342,36 @@ class StreamGenerator {
     }
     return item;
   }
-  // vu.add16, vu.mul16 (a random shift), vu.silu and vu.argmax in turn, over 1..48 elements at a
-  // random line x, the second operand x itself or the line 32 elements off it (bit 5 flipped), as
-  // the unit requires.
+  // vu.add16, vu.mul16 (a random shift), vu.silu, vu.argmax and vu.rmsnorm (a random epsilon term)
+  // in turn, over 1..48 elements at a random line x, the second operand x itself or the line 32
+  // elements off it (bit 5 flipped), or for the norm a random vector within one AM row, as the unit
+  // requires.
   void line_operation(Item& item, std::uint8_t address, std::uint8_t value) {
-    constexpr std::uint32_t kLine = program::kVectorLineElements;
-    constexpr std::array kOps{Op::kVuAdd16, Op::kVuMul16, Op::kVuSilu, Op::kVuArgmax};
+    constexpr std::uint32_t kLine = program::kVectorLineElements, kBankRow = 2 * kLine, kRow = 8 * kBankRow;
+    constexpr std::array kOps{Op::kVuAdd16, Op::kVuMul16, Op::kVuSilu, Op::kVuArgmax, Op::kVuRmsnorm};
     const Op op = kOps[line_operations_++ % kOps.size()];
-    append_load_immediate(item.instructions, address, static_cast<std::uint32_t>(pick(1, 3 * kLine)));
+    const auto count = static_cast<std::uint32_t>(pick(1, 3 * kLine));
+    append_load_immediate(item.instructions, address, count);
     item.instructions.push_back(make(Op::kVuSetvl, 0, address, 0, 0));
-    if (op == Op::kVuMul16) {
-      append_load_immediate(item.instructions, address, static_cast<std::uint32_t>(pick(1, 30)));
+    if (op == Op::kVuMul16 || op == Op::kVuRmsnorm) {
+      const std::uint32_t aux = op == Op::kVuMul16 ? static_cast<std::uint32_t>(pick(1, 30))
+                                : pick(0, 1)       ? static_cast<std::uint32_t>(pick(0, 5000))
+                                                   : static_cast<std::uint32_t>(random_());
+      append_load_immediate(item.instructions, address, aux);
       item.instructions.push_back(make(Op::kVuSetaux, 0, address, 0, 0));
     }
     const std::uint32_t x = kLine * static_cast<std::uint32_t>(pick(0, program::kVectorActivationElements / kLine - 8));
     append_load_immediate(item.instructions, address, x);
-    append_load_immediate(item.instructions, value, pick(0, 3) ? x ^ 2 * kLine : x);
-    const bool binary = op == Op::kVuAdd16 || op == Op::kVuMul16;
-    item.instructions.push_back(make(op, op == Op::kVuArgmax ? destination() : 0, address, binary ? value : 0, 0));
+    const bool two_operands = op == Op::kVuAdd16 || op == Op::kVuMul16 || op == Op::kVuRmsnorm;
+    if (op == Op::kVuRmsnorm) {
+      const int last_bank = count > kBankRow ? 6 : 7;
+      append_load_immediate(item.instructions, value,
+                            kRow * static_cast<std::uint32_t>(pick(0, program::kVectorActivationElements / kRow - 1)) +
+                                kBankRow * static_cast<std::uint32_t>(pick(0, last_bank)));
+    } else {
+      append_load_immediate(item.instructions, value, pick(0, 3) ? x ^ 2 * kLine : x);
+    }
+    item.instructions.push_back(make(op, op == Op::kVuArgmax ? destination() : 0, address, two_operands ? value : 0, 0));
   }
   std::uint32_t random_element() { return static_cast<std::uint32_t>(pick(0, program::kVectorActivationElements - 1)); }
   // Most runs put a whole line; some only its last few elements.

@@ -20,7 +20,9 @@ static_assert(std::endian::native == std::endian::little, "WM words are read wit
 
 constexpr std::uint32_t kMaxCount = 4096;                // VL as rows or elements
 constexpr std::uint32_t kMaxColumns = 512;               // a matrix's COLS (STORY_MAX_DOT)
-constexpr std::uint32_t kMaxNormLength = 512;            // vu.rmsnorm's VL (STORY_MAX_DOT)
+constexpr std::uint32_t kMaxNormLength = 64;             // vu.rmsnorm's VL: two AM banks' row
+constexpr std::uint32_t kBankRowElements = 32;           // AM as the weights hold it: a bank's row,
+constexpr std::uint32_t kAmRowElements = 256;            // and a row of all 8 banks
 constexpr std::uint32_t kMaxPositions = 512;             // vu.attend's VL
 constexpr std::uint32_t kAttentionBlock = 32;            // positions vu.attend takes at a time
 constexpr std::uint32_t kMaxHeadSize = 512;              // HS
@@ -343,10 +345,14 @@ bool VectorUnit::mul16(std::uint32_t a, std::uint32_t b) {
 
 // x / rms(x) in Q9 (story_rmsnorm): the mean square (the sum of squares divided by the power of two
 // 2^s >= n, plus the epsilon term AUX), at most 2^30, normalised into [2^28, 2^30] by an even shift
-// e; its bucket's entry stands for 2^30 / √ of it, and e/2 comes back off the output shift.
+// e; its bucket's entry stands for 2^30 / √ of it, and e/2 comes back off the output shift. The
+// weights read x whole in one pass, as one row of two AM banks, so x is a multiple of 32 and its n
+// elements lie within one 256-element row; the outputs go a line at a time, each from x as it stands.
 bool VectorUnit::rmsnorm(std::uint32_t out, std::uint32_t x) {
   const std::uint32_t n = count();
-  if (!in_range(n, 1, kMaxNormLength) || !in_activations(out, n) || !in_activations(x, n)) return false;
+  if (!in_range(n, 1, kMaxNormLength) || x % kBankRowElements != 0 || x % kAmRowElements + n > kAmRowElements ||
+      !in_activations(x, n) || !whole_lines(out, n))
+    return false;
   const int s = std::bit_width(n - 1);  // the smallest s with n <= 2^s
   std::uint64_t squares = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
@@ -361,9 +367,7 @@ bool VectorUnit::rmsnorm(std::uint32_t out, std::uint32_t x) {
   const std::uint64_t bucket = std::min<std::uint64_t>((sum << e) >> 22, kLastBucket);
   const std::int64_t inverse = kInverseRoot[bucket - kFirstBucket];
   const int shift = 30 - kFracNorm - e / 2;
-  result_.resize(n);
-  for (std::uint32_t i = 0; i < n; ++i) result_[i] = to_activation(round_shift(activations_[x + i] * inverse, shift));
-  write_result(out);
+  write_lines(out, n, [&](std::uint32_t i) { return to_activation(round_shift(activations_[x + i] * inverse, shift)); });
   return true;
 }
 

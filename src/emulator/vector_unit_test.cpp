@@ -458,24 +458,24 @@ TEST(VectorUnit, Mul16MatchesTheReferenceAtEveryShift) {
   EXPECT_TRUE(same_memories(program.run(), program));
 }
 
-// Where the next norm of at most 512 elements goes after one of `n` at `at` (its input, then its
-// output): on through AM, and round to its start again.
-std::uint32_t next_place(std::uint32_t at, std::uint32_t n) { return (at + 2 * n) % (kElements - 1024); }
+// Where the next norm of at most 64 elements goes after one at `at` (its input at a multiple of 128,
+// within one AM row, then its output): on through AM, and round to its start again.
+std::uint32_t next_place(std::uint32_t at) { return (at + 128) % kElements; }
 
 TEST(VectorUnit, RmsnormMatchesTheReference) {
   std::mt19937 random(700);
   VectorProgram program;
   std::uint32_t at = 0;
-  for (std::uint32_t n : {1u, 2u, 3u, 7u, 64u, 100u, 172u, 511u, 512u}) {
+  for (std::uint32_t n : {1u, 2u, 3u, 7u, 16u, 31u, 32u, 33u, 48u, 63u, 64u}) {
     for (std::uint32_t eps : {0u, 1u, 1000u, 1u << 30, 0xFFFFFFFFu}) {
       for (std::int32_t limit : {0, 3, 1024, 4096}) {
         const std::vector<std::int16_t> x = random_vector(n, random, limit);
-        const std::uint32_t out = at + n;
+        const std::uint32_t out = at + 64;
         program.put_activations(at, x).set(Op::kVuSetvl, n).set(Op::kVuSetaux, eps).op(Op::kVuRmsnorm, out, at);
         std::vector<std::int16_t> expected(n);
         story_rmsnorm(expected.data(), x.data(), static_cast<int>(n), eps);
-        program.write_activations(out, expected);
-        at = next_place(at, n);
+        program.write_lines(out, expected);
+        at = next_place(at);
       }
     }
   }
@@ -501,11 +501,11 @@ TEST(VectorUnit, RmsnormReachesEveryBucketAndTheCeiling) {
   std::uint32_t at = 0;
   auto norm = [&](const std::vector<std::int16_t>& x, std::uint32_t eps) {
     const auto n = static_cast<std::uint32_t>(x.size());
-    program.put_activations(at, x).set(Op::kVuSetvl, n).set(Op::kVuSetaux, eps).op(Op::kVuRmsnorm, at + n, at);
+    program.put_activations(at, x).set(Op::kVuSetvl, n).set(Op::kVuSetaux, eps).op(Op::kVuRmsnorm, at + 64, at);
     std::vector<std::int16_t> expected(n);
     story_rmsnorm(expected.data(), x.data(), static_cast<int>(n), eps);
-    program.write_activations(at + n, expected);
-    at = next_place(at, n);
+    program.write_lines(at + 64, expected);
+    at = next_place(at);
   };
   for (std::uint32_t bucket = 64; bucket <= 255; ++bucket) {
     for (int e : {0, 2, 12, 22}) {
@@ -528,9 +528,12 @@ TEST(VectorUnit, RmsnormReachesEveryBucketAndTheCeiling) {
   }
   norm({kElementMin}, 0);  // the largest square, 2^24
   norm({kElementMin}, 1);
-  norm(std::vector<std::int16_t>(512, kElementMax), kCeiling);
+  norm(std::vector<std::int16_t>(64, kElementMax), kCeiling);
+  norm(std::vector<std::int16_t>(64, kElementMin), 0);  // the largest sum of squares, 2^30
   norm({kElementMax, kElementMin}, 0xFFFFFFFF);
-  norm(random_vector(512, random, 22), 0);  // every square below 2^9 = 512: the sum 0, taken as 1
+  std::vector<std::int16_t> small(64);
+  small[5] = 7;
+  norm(small, 0);  // 49 / 2^6: the sum 0, taken as 1
   norm({1}, 0);
   norm({-1, 1, 2}, 0);  // small sums saturate the output
   EXPECT_TRUE(same_memories(program.run(), program));
@@ -847,14 +850,21 @@ TEST(VectorUnit, OutputsMayOverlapTheirInputs) {
     program.put_activations(x, input).set(Op::kVuSetsrc, x).op(Op::kVuMatvec16, out, kMatrix);
     story_matvec16(out16.data(), w, pairs.data(), input.data(), kN, kN);
     program.write_activations(out, out16);
-
-    input = random_vector(kN, random);
-    program.put_activations(x, input);
-    program.set(Op::kVuSetaux, 77).op(Op::kVuRmsnorm, out, x);
-    std::vector<std::int16_t> norm(kN);
-    story_rmsnorm(norm.data(), input.data(), kN, 77);
-    program.write_activations(out, norm);
     at += 400;
+  }
+  // Norms whose output lines land on their input: the scale comes from the whole input, then each
+  // output line from the input as it stands.
+  program.set(Op::kVuSetaux, 77);
+  at = 4096;
+  for (std::int32_t offset : {0, 16, -16, 48, -64}) {
+    const std::uint32_t x = at, out = at + static_cast<std::uint32_t>(offset);
+    const std::vector<std::int16_t> input = random_vector(kN, random);
+    program.put_activations(x, input).op(Op::kVuRmsnorm, out, x);
+    const StoryNormScale scale = story_rmsnorm_scale(input.data(), kN, 77);
+    std::vector<std::int16_t> am = program.activations_at(at - 64, 3 * 64);
+    for (std::uint32_t i = 0; i < kN; ++i) am[64 + offset + i] = story_rmsnorm_element(am[64 + i], scale);
+    program.write_activations(at - 64, am);
+    at += 256;
   }
   // Attention whose output lands on its query, and on it shifted by one.
   constexpr std::uint32_t kHead = 8, kLength = 20, kSlot = 300;
@@ -1040,11 +1050,11 @@ TEST(VectorUnit, OperandsReachingTheEndsOfTheMemoriesAreLegal) {
                        program.kv_vector(Op::kVuVput, kKvSlots - 3) + kKvElements - 8, 3, kKvElements, 8);
   program.write_activations(100, attended);
   // The longest norm and every element of AM's end through silu.
-  program.set(Op::kVuSetvl, 512).set(Op::kVuSetaux, 5).op(Op::kVuRmsnorm, kElements - 512, kElements - 512);
-  std::vector<std::int16_t> norm(512);
-  const std::vector<std::int16_t> normed = program.activations_at(kElements - 512, 512);
-  story_rmsnorm(norm.data(), normed.data(), 512, 5);
-  program.write_activations(kElements - 512, norm);
+  program.set(Op::kVuSetvl, 64).set(Op::kVuSetaux, 5).op(Op::kVuRmsnorm, kElements - 64, kElements - 64);
+  std::vector<std::int16_t> norm(64);
+  const std::vector<std::int16_t> normed = program.activations_at(kElements - 64, 64);
+  story_rmsnorm(norm.data(), normed.data(), 64, 5);
+  program.write_activations(kElements - 64, norm);
   program.set(Op::kVuSetvl, 4096).op(Op::kVuSilu, kElements - 4096);
   std::vector<std::int16_t> silu(4096);
   const std::vector<std::int16_t> pre = program.activations_at(kElements - 4096, 4096);
@@ -1127,10 +1137,14 @@ const IllegalCase kIllegalCases[] = {
     {"vu.mul16 with b's last line past AM", [](VectorProgram& p) { p.set(Op::kVuSetvl, 17).op(Op::kVuMul16, 16, kEnd - 16); }},
     {"vu.mul16 with a not a line's first element", [](VectorProgram& p) { p.op(Op::kVuMul16, 1, 33); }},
     {"vu.mul16 with lines in the same bank", [](VectorProgram& p) { p.op(Op::kVuMul16, 128, 0); }},
-    {"vu.rmsnorm with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuRmsnorm, 100, 0); }},
-    {"vu.rmsnorm with VL 513", [](VectorProgram& p) { p.set(Op::kVuSetvl, 513).op(Op::kVuRmsnorm, 1000, 0); }},
-    {"vu.rmsnorm with out past AM", [](VectorProgram& p) { p.op(Op::kVuRmsnorm, kEnd - 3, 0); }},
-    {"vu.rmsnorm with x past AM", [](VectorProgram& p) { p.op(Op::kVuRmsnorm, 100, kEnd - 3); }},
+    {"vu.rmsnorm with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuRmsnorm, 1024, 0); }},
+    {"vu.rmsnorm with VL 65", [](VectorProgram& p) { p.set(Op::kVuSetvl, 65).op(Op::kVuRmsnorm, 1024, 0); }},
+    {"vu.rmsnorm with out past AM", [](VectorProgram& p) { p.op(Op::kVuRmsnorm, kEnd, 0); }},
+    {"vu.rmsnorm with out not at a line's first element", [](VectorProgram& p) { p.op(Op::kVuRmsnorm, 1000, 0); }},
+    {"vu.rmsnorm with x past AM", [](VectorProgram& p) { p.op(Op::kVuRmsnorm, 1024, kEnd); }},
+    {"vu.rmsnorm with x not a multiple of 32", [](VectorProgram& p) { p.op(Op::kVuRmsnorm, 1024, 16); }},
+    {"vu.rmsnorm with x across two AM rows",
+     [](VectorProgram& p) { p.set(Op::kVuSetvl, 33).op(Op::kVuRmsnorm, 1024, 224); }},
     {"vu.silu with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuSilu, 0); }},
     {"vu.silu with VL 4097", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4097).op(Op::kVuSilu, 0); }},
     {"vu.silu with x's last line past AM", [](VectorProgram& p) { p.set(Op::kVuSetvl, 17).op(Op::kVuSilu, kEnd - 16); }},
@@ -1214,7 +1228,7 @@ TEST(VectorUnitTraps, TheTrapCasesSetupIsLegal) {
   program.op(Op::kVuKput, kEnd - kKvElements, kKvSlots - 1).op(Op::kVuVput, kEnd - kKvElements, kKvSlots - 1);
   for (Op op : {Op::kVuMatvec16, Op::kVuRow16}) program.op(op, 100, 0);
   for (Op op : {Op::kVuAdd16, Op::kVuMul16}) program.op(op, 1024, 32).op(op, 1024, 1024).op(op, 32, 1024);
-  for (Op op : {Op::kVuRmsnorm, Op::kVuAttend}) program.op(op, 1000, 0);
+  program.op(Op::kVuRmsnorm, 1008, 0).op(Op::kVuAttend, 1000, 0);
   program.op(Op::kVuSilu, kEnd - 16).op(Op::kVuRope, 0, 1000).op(Op::kVuArgmax, 0, 0, kT1);
   Emulator emulator(program.image());
   EXPECT_EQ(emulator.run(10'000'000, ignore_console).reason, StopReason::kExited);

@@ -503,12 +503,14 @@ TEST_F(VectorUnit, RandomInstructionStreamsRunInLockstep) {
     expect_same_unit_state(weights, image);
   }
   for (isa::Op op : {isa::Op::kVuPut, isa::Op::kVuGet, isa::Op::kVuKput, isa::Op::kVuVput, isa::Op::kVuWget, isa::Op::kVuSetvl, isa::Op::kVuSetcols, isa::Op::kVuSetsrc, isa::Op::kVuSetaux,
-                     isa::Op::kVuSeths, isa::Op::kVuAdd16, isa::Op::kVuMul16, isa::Op::kVuSilu, isa::Op::kVuArgmax})
+                     isa::Op::kVuSeths, isa::Op::kVuAdd16, isa::Op::kVuMul16, isa::Op::kVuSilu, isa::Op::kVuArgmax,
+                     isa::Op::kVuRmsnorm})
     EXPECT_TRUE(covered.contains(op)) << isa::op_info(op).name << " never ran";
 }
 
 // An operation that reads its vectors a line at a time, with its VL and AUX: `op` x, y (vu.silu: x;
-// vu.argmax: rd, x with rd = x7..x31 in turn, which the lockstep compares).
+// vu.argmax: rd, x with rd = x7..x31 in turn, which the lockstep compares; vu.rmsnorm: x the output,
+// y the vector).
 struct LineOperation {
   isa::Op op;
   std::uint32_t vl, x, y = 0, aux = 1;
@@ -536,9 +538,9 @@ program::ProgramImage activation_program(const UnitAccesses& accesses) {
   std::uint8_t result = 0;
   for (const LineOperation& e : accesses.operations) {
     a.li(kElement, e.vl).add(isa::Op::kVuSetvl, 0, kElement, 0, 0).li(kElement, e.aux).add(isa::Op::kVuSetaux, 0, kElement, 0, 0);
-    const bool binary = e.op == isa::Op::kVuAdd16 || e.op == isa::Op::kVuMul16;
+    const bool two_operands = e.op == isa::Op::kVuAdd16 || e.op == isa::Op::kVuMul16 || e.op == isa::Op::kVuRmsnorm;
     const auto rd = static_cast<std::uint8_t>(e.op == isa::Op::kVuArgmax ? 7 + result++ % 25 : 0);
-    a.li(kElement, e.x).li(kValue, e.y).add(e.op, rd, kElement, binary ? kValue : 0, 0);
+    a.li(kElement, e.x).li(kValue, e.y).add(e.op, rd, kElement, two_operands ? kValue : 0, 0);
   }
   for (const auto& [op, element, slot] : accesses.copies) a.li(kElement, element).li(kValue, slot).add(op, 0, kElement, kValue, 0);
   for (std::size_t i = 0; i < accesses.reads.size(); ++i)
@@ -687,9 +689,46 @@ TEST_F(VectorUnit, ArgmaxRunsInLockstep) {
   expect_clean_exit_and_same_unit_state(image);
 }
 
+// vu.rmsnorm over random vectors with the 13-bit extremes, at every length around its two banks'
+// rows (1, 2, 3, 17, 31, 32, 33, 48, 63, 64), from x in each of the 8 banks (in the last with at
+// most 32 elements) and AM's last row, with epsilon terms from 0 to 2^32 − 1 (the sum capped at
+// 2^30, and 0 read as 1), constant vectors of both extremes and zeros, written elsewhere, in place
+// and over its own later lines (out = x + 16), in lockstep; vu.get reads outputs back, and every AM
+// element and line buffer slot ends as on the golden machine.
+TEST_F(VectorUnit, NormRunsInLockstep) {
+  std::mt19937 random(25);
+  using isa::Op;
+  const std::uint32_t end = program::kVectorActivationElements;
+  UnitAccesses accesses;
+  auto put = [&](std::uint32_t first, std::vector<std::int32_t> values) {
+    for (std::size_t i = 0; i < values.size(); i += 5) values[i] = i % 2 ? 4095 : -4096;
+    accesses.puts.push_back({first, std::move(values)});
+  };
+  for (std::uint32_t bank = 0; bank < 8; ++bank) put(256 * 20 + 32 * bank, random_elements(random, 32));
+  put(end - 256, random_elements(random, 256));
+  accesses.puts.push_back({8192, std::vector<std::int32_t>(64, 4095)});
+  accesses.puts.push_back({8192 + 64, std::vector<std::int32_t>(64, -4096)});
+  accesses.puts.push_back({8192 + 128, std::vector<std::int32_t>(64, 0)});
+  const std::uint32_t epsilons[] = {0, 1, 1000, 1u << 30, 0xFFFFFFFFu};
+  std::size_t next = 0;
+  for (std::uint32_t vl : {1u, 2u, 3u, 17u, 31u, 32u, 33u, 48u, 63u, 64u})
+    for (std::uint32_t bank = 0; bank < 8; bank += 3)
+      accesses.operations.push_back(
+          {Op::kVuRmsnorm, vl, 12288 + 64 * static_cast<std::uint32_t>(next), 256 * 20 + 32 * bank, epsilons[next++ % 5]});
+  accesses.operations.push_back({Op::kVuRmsnorm, 32, 16384, 256 * 20 + 32 * 7, 7});
+  for (std::uint32_t first : {8192u, 8192u + 64, 8192u + 128})
+    accesses.operations.push_back({Op::kVuRmsnorm, 64, 16384 + first, first, 0});
+  accesses.operations.push_back({Op::kVuRmsnorm, 64, end - 64, end - 64, 11});
+  accesses.operations.push_back({Op::kVuRmsnorm, 48, end - 256 + 16, end - 256, 5});
+  accesses.reads = {12288, 12288 + 64 * 20 + 5, 16384, 16384 + 8192 + 63, end - 1, end - 256 + 40};
+  program::ProgramImage image = activation_program(accesses);
+  expect_clean_exit_and_same_unit_state(image);
+}
+
 // Operands the unit cannot take are illegal instructions, reported as the golden machine reports
 // them: VL 0 or past 4,096, x or y not a line's first element or its lines past AM, y's lines in
-// x's banks, vu.mul16's shift 0 or 31.
+// x's banks, vu.mul16's shift 0 or 31; for vu.rmsnorm VL past 64, its vector not a multiple of 32,
+// across two AM rows or past AM.
 TEST_F(VectorUnit, LineOperandsOutOfRangeTrapAsOnTheGoldenMachine) {
   using isa::Op;
   const std::uint32_t end = program::kVectorActivationElements;
@@ -701,6 +740,9 @@ TEST_F(VectorUnit, LineOperandsOutOfRangeTrapAsOnTheGoldenMachine) {
       {Op::kVuSilu, 16, 0x80000000u},  {Op::kVuAdd16, 16, 0, 0x80000020u},
       {Op::kVuArgmax, 0, 0},           {Op::kVuArgmax, 4097, 0},         {Op::kVuArgmax, 16, 8},
       {Op::kVuArgmax, 17, end - 16},
+      {Op::kVuRmsnorm, 0, 1024, 0},    {Op::kVuRmsnorm, 65, 1024, 0},    {Op::kVuRmsnorm, 16, 8, 0},
+      {Op::kVuRmsnorm, 16, 1024, 16},  {Op::kVuRmsnorm, 33, 1024, 224},  {Op::kVuRmsnorm, 16, 1024, end},
+      {Op::kVuRmsnorm, 17, end - 16, 0},
   };
   for (const LineOperation& c : cases) {
     program::ProgramImage image = activation_program({.operations = {c}});
@@ -728,6 +770,16 @@ TEST_F(VectorUnit, ZeroingTheArgmaxUnitBreaksIt) {
   LockstepReport report = run_ablated(
       *machine_, activation_program({.puts = {{0, values}}, .operations = {{isa::Op::kVuArgmax, 32, 0}}}), "vector.argmax");
   ASSERT_TRUE(report.difference) << "vu.argmax worked without its neurons";
+}
+
+TEST_F(VectorUnit, ZeroingTheNormsScaleBreaksIt) {
+  std::mt19937 random(26);
+  LockstepReport report = run_ablated(
+      *machine_, activation_program({.puts = {{0, random_elements(random, 64)}},
+                                     .operations = {{isa::Op::kVuRmsnorm, 64, 64, 0}},
+                                     .reads = {70}}),
+      "vector.rmsnorm");
+  ASSERT_TRUE(report.difference) << "vu.rmsnorm worked without its scale's neurons";
 }
 
 TEST_F(VectorUnit, ZeroingVuGetsElementDecoderBreaksTheUnit) {
