@@ -15,6 +15,7 @@ namespace {
 constexpr int kMaxElements = 512;       // STORY_MAX_DOT
 constexpr int kMaxLog2Length = 9;       // 2^9 = 512
 constexpr int kMaxEpsilonBits = 32;
+constexpr int kMaxPartialBits = 39;     // three 13-bit tokens
 constexpr int kEntryBits = 8, kHalfEBits = 4;
 constexpr int kPairs = 15;              // leading pairs 0..14: ss below 2^30
 constexpr int kCapBit = 2 * kPairs;     // ss ≥ 2^30 reads as 2^30
@@ -36,19 +37,22 @@ void add_square(ColumnSum& sum, const Bits& x) {
 
 }  // namespace
 
-Bits rmsnorm_scale(Gates g, const NormScaleOperands& x, const Enable& enable) {
+Bits norm_square_sum(Gates g, const NormScaleOperands& x, const Enable& enable) {
   const int count = static_cast<int>(x.elements.size());
   const int shifts = static_cast<int>(x.log2_length.size());
   const int epsilon_bits = static_cast<int>(x.epsilon.size());
   int element_bits = 0;
   for (const Bits& e : x.elements) element_bits = std::max(element_bits, static_cast<int>(e.size()));
   if (count == 0 || count > kMaxElements || shifts == 0 || shifts > kMaxLog2Length + 1 || epsilon_bits > kMaxEpsilonBits ||
+      x.partial.size() > kMaxPartialBits ||
       std::any_of(x.elements.begin(), x.elements.end(), [](const Bits& e) { return e.size() < 2 || e.size() > 16; }))
-    fail("circuit: a norm's scale takes 1..512 elements of 2..16 bits, 2^s for s up to 9 and a 32-bit epsilon term");
+    fail("circuit: a norm's scale takes 1..512 elements of 2..16 bits, 2^s for s up to 9, a 32-bit epsilon term "
+         "and a partial sum of at most 39 bits");
 
-  // Stage 1, then 2–7: S = eps_term·2^s + Σ x_i².
+  // Stage 1, then 2–7: S = eps_term·2^s + Σ x_i² + partial.
   const double largest = std::ldexp(std::ldexp(1.0, epsilon_bits) - 1, shifts - 1) +
-                         count * std::ldexp(1.0, 2 * (element_bits - 1));
+                         count * std::ldexp(1.0, 2 * (element_bits - 1)) +
+                         std::ldexp(1.0, static_cast<int>(x.partial.size())) - 1;
   const int width = std::bit_width(static_cast<std::uint64_t>(largest));
   ColumnSum squares(width);
   for (const Bits& e : x.elements) add_square(squares, e);
@@ -57,8 +61,13 @@ Bits rmsnorm_scale(Gates g, const NormScaleOperands& x, const Enable& enable) {
     for (int s = 0; s < shifts; ++s) shifted.push_back({std::int64_t{1} << (k + s), {lit(x.log2_length[s]), lit(x.epsilon[k])}});
     squares.add_one_of(shifted);
   }
-  const Bits sum = squares.sum(g.sub("squares"), enable);
+  for (int k = 0; k < static_cast<int>(x.partial.size()); ++k) squares.add(k, {lit(x.partial[k])});
+  return squares.sum(g.sub("squares"), enable);
+}
 
+Bits norm_scale_of_sum(Gates g, const Bits& sum, const std::vector<SignalId>& log2_length, const Enable& enable) {
+  const int shifts = static_cast<int>(log2_length.size());
+  const int width = static_cast<int>(sum.size());
   // Stage 8, a copy of each step per shift s that holds only at the one s given: ss = S >> s is read
   // off S's bits from s up, and `leading` is at least 1 exactly when pair P is ss's leading pair (for
   // P = 0, when no bit above it is set) and the unit is on; it never exceeds 2.
@@ -66,7 +75,7 @@ Bits rmsnorm_scale(Gates g, const NormScaleOperands& x, const Enable& enable) {
   for (int b = 0; b < kEntryBits + kHalfEBits; ++b) out.push_back(g.signal(indexed("scale", b)));
   for (int s = 0; s < shifts; ++s) {
     auto bit = [&](int k) { return k + s < width ? F(sum[k + s]) : Form(); };
-    const Form off = (enable.off() + 1.0 - F(x.log2_length[s])) * (width + 4.0);  // beyond any count of S's bits
+    const Form off = (enable.off() + 1.0 - F(log2_length[s])) * (width + 4.0);  // beyond any count of S's bits
     for (int p = 0; p < kPairs; ++p) {
       Form above;
       for (int k = 2 * p + 2; k + s < width; ++k) above += bit(k);
@@ -85,6 +94,10 @@ Bits rmsnorm_scale(Gates g, const NormScaleOperands& x, const Enable& enable) {
       g.add_step(spelling_change(Bits(out.begin(), out.begin() + kEntryBits), 0, kEntryAtCap), capped - off, 1);
   }
   return out;
+}
+
+Bits rmsnorm_scale(Gates g, const NormScaleOperands& x, const Enable& enable) {
+  return norm_scale_of_sum(g, norm_square_sum(g, x, enable), x.log2_length, enable);
 }
 
 namespace {

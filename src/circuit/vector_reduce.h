@@ -15,10 +15,11 @@ struct NormScaleOperands {
   std::vector<Bits> elements;  // x_i, each 2..16 bits in two's complement; at most 512
   std::vector<SignalId> log2_length;  // one-hot: log2_length[s] is 1 when 2^s is the smallest power of two ≥ n
   Bits epsilon;                // eps_term, unsigned, at most 32 bits
+  Bits partial;                // the squares of elements read in earlier passes, summed, unsigned, at most 39 bits
 };
 
 // story_rmsnorm_scale as its one 12-bit token: bits 0–7 the table entry (0..191), bits 8–11 e/2
-// (0..14). With S = eps_term·2^s + Σ x_i² and ss = floor(S / 2^s), the entry and e/2 come from the
+// (0..14). With S = eps_term·2^s + Σ x_i² (+ partial) and ss = floor(S / 2^s), the entry and e/2 come from the
 // leading pair of ss's bits: for ss in [2^2P, 2^(2P+2)) (P = 0..14), e/2 = 14 − P and the entry is
 // the eight bits of ss from 2P − 6 up, less 64; ss = 0 reads as 1, and ss ≥ 2^30 as the cap 2^30
 // (the last entry, e/2 = 0). All zero, with every neuron off, when `enable` is off. Eight stages for
@@ -32,6 +33,11 @@ struct NormScaleOperands {
 //         the cap. Reading ss off S for every s costs neurons (a copy per shift) but saves the stage
 //         that would shift S first, which the vector machine's depth needs.
 Bits rmsnorm_scale(Gates g, const NormScaleOperands& x, const Enable& enable);
+
+// rmsnorm_scale's two parts, for a scale whose elements come in several passes: S = eps_term·2^s +
+// Σ x_i² + partial in binary (stages 1–7), and the scale's token from S (stage 8).
+Bits norm_square_sum(Gates g, const NormScaleOperands& x, const Enable& enable);
+Bits norm_scale_of_sum(Gates g, const Bits& sum, const std::vector<SignalId>& log2_length, const Enable& enable);
 
 // vu.argmax (story_argmax16) over a vector read a line of L elements a pass, in two halves of
 // passes, each emitting one 13-bit token: the running maximum m, from −4096, m = max(m, the line's

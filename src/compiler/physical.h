@@ -20,6 +20,8 @@ inline constexpr int kMinConstantDims = 4;
 // GDN geometry of Qwen3.5-4B, which compiled layers keep so they can sit in front of that model.
 inline constexpr int kKeyDim = 128;
 inline constexpr int kKeyHeadsTotal = 16;
+// Qwen3.5-4B's MLP width: a compiled layer wider than it would widen every layer of a merge.
+inline constexpr int kMlpWidth = 9216;
 
 // One-hot keys and queries: SiLU(32) = 32 and 32·(32² + 1e-6)^-½ = 1 exactly.
 inline constexpr double kOneHotLevel = 32;

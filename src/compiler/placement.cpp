@@ -215,8 +215,21 @@ int schedule_units(const circuit::Circuit& circuit, const circuit::CircuitGraph&
   return widest;
 }
 
-// Narrows the widest MLP, which sets the MLP width of every layer: ASAP placement crowds units into
-// the first MLPs after their inputs, although most have slack before their first reader.
+Lifetimes lifetimes_at(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, const std::vector<int>& slot);
+void allocate_dims(const circuit::Circuit& circuit, Placement& p, const Lifetimes& life, int constant_dims);
+
+// The residual dimensions the steps at `slot` take (before the constant dimensions' padding).
+int residual_dims(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, const std::vector<int>& slot) {
+  Placement scratch;
+  allocate_dims(circuit, scratch, lifetimes_at(circuit, graph, slot), kMinConstantDims);
+  return scratch.hidden_size;
+}
+
+// Schedules the MLP units, whose widest MLP sets the MLP width of every layer and whose lifetimes
+// set the residual's: ASAP placement crowds units into the first MLPs after their inputs, although
+// most have slack before their first reader, and the narrowest MLPs keep values alive longer. Of
+// the schedules under a range of width caps, the one with the narrowest residual among those within
+// kMlpWidth (then the narrowest MLP), or else the narrowest MLP.
 void balance_units(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, std::vector<int>& slot,
                    int last_mlp_slot) {
   std::vector<int> latest = latest_unit_slots(graph, slot, last_mlp_slot);
@@ -226,16 +239,19 @@ void balance_units(const circuit::Circuit& circuit, const circuit::CircuitGraph&
     widest_unit = std::max(widest_unit, static_cast<int>(unit.neurons.size()));
   }
   std::vector<int> best = slot, trial = slot;
-  int best_width = schedule_units(circuit, graph, latest, std::numeric_limits<int>::max(), best, last_mlp_slot);
-  for (int cap = std::max(widest_unit, total / ((last_mlp_slot + 1) / 2)); cap < best_width; cap += std::max(1, cap / 20)) {
-    int width = schedule_units(circuit, graph, latest, cap, trial, last_mlp_slot);
-    if (width < best_width) best_width = width, best = trial;
+  auto cost = [&](int width, const std::vector<int>& slots) {
+    return width <= kMlpWidth ? std::pair{0, residual_dims(circuit, graph, slots) * 65536 + width} : std::pair{1, width};
+  };
+  const int widest = schedule_units(circuit, graph, latest, std::numeric_limits<int>::max(), best, last_mlp_slot);
+  std::pair<int, int> best_cost = cost(widest, best);
+  for (int cap = std::max(widest_unit, total / ((last_mlp_slot + 1) / 2)); cap < widest; cap += std::max(1, cap / 20)) {
+    const int width = schedule_units(circuit, graph, latest, cap, trial, last_mlp_slot);
+    if (std::pair<int, int> c = cost(width, trial); c < best_cost) best_cost = c, best = trial;
   }
   slot = best;
 }
 
 void place_steps(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, Placement& p, Lifetimes& life) {
-  const auto& signals = circuit.signals();
   p.unit_layer.assign(graph.units.size(), -1);
   p.bank_head.assign(circuit.banks().size(), {});
   p.delay_slot.assign(circuit.delays().size(), {});
@@ -244,23 +260,28 @@ void place_steps(const circuit::Circuit& circuit, const circuit::CircuitGraph& g
   for (int slot : step_slot) last_slot = std::max(last_slot, slot);
   p.num_layers = last_slot / 2 + 1;
   balance_units(circuit, graph, step_slot, 2 * p.num_layers - 1);
+  for (std::uint32_t i = 0; i < graph.steps.size(); ++i)
+    if (graph.steps[i].kind == Step::Kind::Unit) p.unit_layer[graph.steps[i].index] = step_slot[i] / 2;
+  life = lifetimes_at(circuit, graph, step_slot);
+}
 
-  life.ready.assign(signals.size(), -1);
-  life.first_write.assign(signals.size(), kNever);
-  for (std::uint32_t i = 0; i < graph.steps.size(); ++i) {
-    const Step& step = graph.steps[i];
-    if (step.kind == Step::Kind::Unit) p.unit_layer[step.index] = step_slot[i] / 2;
-    for (SignalId s : step.outputs) {
-      life.ready[s] = std::max(life.ready[s], step_slot[i]);
-      life.first_write[s] = std::min(life.first_write[s], step_slot[i]);
+Lifetimes lifetimes_at(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, const std::vector<int>& slot) {
+  const std::size_t signals = circuit.signals().size();
+  Lifetimes life;
+  life.ready.assign(signals, -1);
+  life.first_write.assign(signals, kNever);
+  for (std::uint32_t i = 0; i < graph.steps.size(); ++i)
+    for (SignalId s : graph.steps[i].outputs) {
+      life.ready[s] = std::max(life.ready[s], slot[i]);
+      life.first_write[s] = std::min(life.first_write[s], slot[i]);
     }
-  }
-  for (SignalId s = 0; s < signals.size(); ++s)
+  for (SignalId s = 0; s < signals; ++s)
     if (life.first_write[s] == kNever) life.first_write[s] = life.ready[s];
   life.death = life.ready;
   for (std::uint32_t i = 0; i < graph.steps.size(); ++i)
-    for (SignalId s : graph.steps[i].inputs) life.death[s] = std::max(life.death[s], step_slot[i]);
+    for (SignalId s : graph.steps[i].inputs) life.death[s] = std::max(life.death[s], slot[i]);
   for (SignalId s : circuit.outputs()) life.death[s] = kNever;
+  return life;
 }
 
 // Register allocation of residual dimensions. Dimensions [0, constant_dims) hold the big constant.

@@ -212,13 +212,16 @@ struct VectorLines {
   // the low 4 bits of LINE's payload; its bit 7 is the second half): line rs1/16 + i.
   Bits argmax_line;
   Form argmax_reads_on;
-  // vu.rmsnorm's first pass reads its vector x = rs2 whole: a row of x's bank and of the next.
-  Form norm_scale_on;
+  Bits vec_two_before;             // the VEC payload two passes back
+  // vu.rmsnorm's passes before its first LINE, one-hot (none past them), from the VEC tokens since
+  // the step began: three read the first half of its vector x = rs2 (a row of x's bank), one the
+  // second (a row of the next bank), as forms for AM's row selects.
+  std::vector<SignalId> norm_pass;
+  Form norm_first_on, norm_second_on;
   Bits norm_first_line, norm_second_line;
-  // A VEC token kept for an operation's later passes (the argmax's maximum, the norm's scale),
-  // written in the passes where `latches` holds: the VEC fed in or the one a pass back, whichever
-  // the pass has (the other reads zero).
-  Bits latched;
+  // A VEC token kept for an operation's later passes (the argmax's maximum, the norm's scale): the
+  // operation adds its value into `latch_value` in the passes where it adds 1 into `latches`.
+  Bits latched, latch_value;
   SignalId latches = 0;
 };
 

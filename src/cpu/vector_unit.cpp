@@ -42,6 +42,9 @@ namespace {
 
 constexpr double kCounterQuantum = 1.0 / (1 << 25);
 constexpr int kNormEntryBits = 8, kNormHalfEBits = 4;  // the norm's scale token: the table entry, e/2
+// The norm's passes before its first LINE: three that send the partial sum of squares a VEC each,
+// the scale's, and the one that latches the scale.
+constexpr int kNormPartialPasses = 3, kNormProloguePasses = kNormPartialPasses + 2;
 
 Bits read_signals(circuit::Circuit& c, const std::string& name, int count) {
   Bits bits;
@@ -206,8 +209,8 @@ ActivationRows MachineBuilder::add_vector_activation_memory(const VectorLines& l
                                             {lines.reads_b_on, lines.line_b},
                                             {lines.norm_reads_on, lines.line_b},
                                             {lines.argmax_reads_on, lines.argmax_line},
-                                            {lines.norm_scale_on, lines.norm_first_line},
-                                            {lines.norm_scale_on, lines.norm_second_line}};
+                                            {lines.norm_first_on, lines.norm_first_line},
+                                            {lines.norm_second_on, lines.norm_second_line}};
   std::vector<circuit::RowSelect> write_rows = activation_rows(g, "write_row", commits);
   std::vector<circuit::RowSelect> read_rows = activation_rows(g, "read_row", reads);
   ActivationRows am{add_read_slots("vector.am.even", 2 * kVectorLineElements, kVectorElementLanes),
@@ -297,8 +300,10 @@ void MachineBuilder::add_vector_kv_cache(const ActivationRows& am) {
 }
 
 // The operation's progress lives in layer 0, written from the token alone (docs/vector-unit.md):
-// a counter lane that LINE resets to 1, VEC halves and a completing token clears, and LINE's payload.
-// VEC and LINE do not complete a step, so the PC stays on the operation until its final VAL(0).
+// a counter lane that LINE resets to 1, VEC halves and a completing token clears; beside it one that
+// a completing token sets to 1, VEC halves and LINE clears, which counts the VEC tokens a norm sends
+// before its first LINE; and LINE's payload. VEC and LINE do not complete a step, so the PC stays
+// on the operation until its final VAL(0).
 VectorLines MachineBuilder::add_vector_lines() {
   auto is = [&](TokenKind kind) { return F(in_.is(kind)); };
   VectorLines v;
@@ -306,8 +311,9 @@ VectorLines MachineBuilder::add_vector_lines() {
   v.line = read_signals(c_, "vector.op.line", kVectorLineIndexBits);
   circuit::Bank bank = single_row_bank("vector.op");
   bank.write.beta[0] = is(TokenKind::kLine) + 0.5 * is(TokenKind::kVec) + in_.completes();
-  bank.write.lanes[0] = {is(TokenKind::kLine)};
-  bank.read.lanes[0] = {{{count, 1}}};
+  SignalId prologue = c_.add_read_signal("vector.op.prologue", 0, 1, kCounterQuantum);
+  bank.write.lanes[0] = {is(TokenKind::kLine), in_.completes()};
+  bank.read.lanes[0] = {{{count, 1}}, {{prologue, 1}}};
   bank.write.beta[1] = is(TokenKind::kLine);
   for (int i = 0; i < kVectorLineIndexBits; ++i) {
     bank.write.lanes[1].push_back(F(in_.line[i]));
@@ -317,6 +323,7 @@ VectorLines MachineBuilder::add_vector_lines() {
 
   Gates g = gates("vector.op");
   v.element = g.counter_one_hot("element", count, kVectorLineElements + 1);
+  v.norm_pass = g.counter_one_hot("norm_pass", prologue, kNormProloguePasses);
   v.k.resize(4);
   for (int k = 0; k < kVectorLineElements; ++k)
     for (int j = 0; j < 4; ++j)
@@ -333,8 +340,10 @@ VectorLines MachineBuilder::add_vector_lines() {
   v.commits_on = v.writes_lines_on + F(v.element[kVectorLineElements]) - 1;
   v.binary = g.relu("binary", binary, 1);
   v.by_lines = g.relu("by_lines", elementwise + F(decoded_.op[kVuArgmax]), 1);
-  for (int i = 0; i < kVectorResultBits; ++i)
+  for (int i = 0; i < kVectorResultBits; ++i) {
     v.vec_before.push_back(c_.add_delay(in_.vec[i], indexed("vector.op.vec_before", i), 1));
+    v.vec_two_before.push_back(c_.add_delay(in_.vec[i], indexed("vector.op.vec_two_before", i), 2));
+  }
   vector_result_pass_ = g.signal("result_pass");
   vector_line_pass_ = g.signal("line_pass");
   g.add_all(vector_line_pass_, {lit(v.by_lines), nlit(v.running)});
@@ -348,9 +357,12 @@ VectorLines MachineBuilder::add_vector_lines() {
   v.argmax_line = circuit::narrow_sum(g, "argmax_line", line_bits, forms_of(slice(operands_.rs1, 4, line_bits)), line_index);
   v.argmax_reads_on = F(decoded_.op[kVuArgmax]) + circuit::sum_of(computing) - 1;
 
-  // The norm's first pass (no LINE yet, nor the VEC of its scale) reads the row of x's bank x[7:5]
-  // and of the next bank, which the operand checks keep in the same row when it holds elements.
-  v.norm_scale_on = F(norm) - F(v.running) - F(in_.is(TokenKind::kVec));
+  // The norm's partial passes read the row of x's bank x[7:5], its scale's pass the row of the next
+  // bank, which the operand checks keep in the same row when it holds elements.
+  Form partial_passes;
+  for (int p = 0; p < kNormPartialPasses; ++p) partial_passes += F(v.norm_pass[p]);
+  v.norm_first_on = F(norm) + partial_passes - 1;
+  v.norm_second_on = F(norm) + F(v.norm_pass[kNormPartialPasses]) - 1;
   v.norm_first_line = slice(operands_.rs2, 4, line_bits);
   const Bits next_bank = circuit::narrow_sum(g, "norm_next_bank", 3, forms_of(slice(operands_.rs2, 5, 3)), {Form(1.0)});
   v.norm_second_line = {operands_.rs2[4]};
@@ -362,7 +374,8 @@ VectorLines MachineBuilder::add_vector_lines() {
   circuit::Bank latch = single_row_bank("vector.latched");
   latch.write.beta[0] = F(v.latches);
   for (int i = 0; i < kVectorResultBits; ++i) {
-    latch.write.lanes[0].push_back(F(in_.vec[i]) + F(v.vec_before[i]));
+    v.latch_value.push_back(g.signal(indexed("latch_value", i)));
+    latch.write.lanes[0].push_back(F(v.latch_value[i]));
     latch.read.lanes[0].push_back({{v.latched[i], 1}});
   }
   c_.add_bank(std::move(latch));
@@ -514,7 +527,9 @@ void MachineBuilder::add_vector_argmax(const VectorLines& v, const ActivationRow
 
   // The maximum, latched in the second half's first pass (fed LINE(128)) from the VEC one pass back.
   const Bits& maximum = v.latched;
-  g.add_all(v.latches, {lit(argmax), lit(is_line), lit(second_half), nlit(later_group)});
+  const SignalId latches = g.all("latches", {lit(argmax), lit(is_line), lit(second_half), nlit(later_group)});
+  g.add_relu(v.latches, F(latches));
+  for (int i = 0; i < kVectorResultBits; ++i) g.add_all(v.latch_value[i], {lit(latches), lit(v.vec_before[i])});
 
   Bits line_number;
   for (int j = 0; j < 4; ++j) line_number.push_back(g.relu(indexed("line_number", j), v.k[j], 1));
@@ -543,48 +558,66 @@ void MachineBuilder::add_vector_argmax(const VectorLines& v, const ActivationRow
   write_result(index, "vector.argmax.value");
 }
 
-// vu.rmsnorm's first pass reads x = rs2 whole, elements past VL as zeros, and sends its scale as VEC
-// (docs/vector-unit.md); the pass fed it latches the scale and sends LINE(0), and the element passes
-// go as the elementwise operations' (add_vector_elementwise).
+// vu.rmsnorm's passes before its first LINE (docs/vector-unit.md): three read the first 32 elements
+// of x = rs2 (a row of x's bank) and send their sum of squares, 13 bits a VEC; the fourth reads the
+// other 32 (the next bank's row), adds the epsilon term and the three VEC tokens, and sends the
+// scale as VEC; the fifth latches the scale and sends LINE(0). Elements past VL read as zeros. The
+// element passes then go as the elementwise operations' (add_vector_elementwise). Reading the
+// vector in two halves keeps its bits, held from the read to the squares, to 416.
 void MachineBuilder::add_vector_norm_scale(const VectorLines& v, const ActivationRows& am,
                                            const VectorRegisters& registers) {
   Gates g = gates("vector.rmsnorm");
-  const SignalId norm = decoded_.op[kVuRmsnorm], is_vec = in_.is(TokenKind::kVec);
+  const SignalId norm = decoded_.op[kVuRmsnorm];
   const Bits& x = operands_.rs2;
-  constexpr int kElements = 2 * 2 * kVectorLineElements, kLog2Lengths = 7;  // a row of two banks; s = 0..6
+  constexpr int kHalf = 2 * kVectorLineElements, kLog2Lengths = 7;  // a bank's row; s = 0..6
 
   // longer[i] = [VL > i], and s one-hot, 2^s the smallest power of two ≥ VL.
   const Form length = circuit::binary_value(slice(registers.vl, 0, kLog2Lengths));
   std::vector<SignalId> longer;
-  for (int i = 0; i < kElements; ++i) longer.push_back(g.at_least(indexed("longer", i), length, i + 1));
-  std::vector<SignalId> log2_length{g.relu("log2_length0", Form(1.0) - F(longer[1]), 1)};
+  for (int i = 0; i < 2 * kHalf; ++i) longer.push_back(g.at_least(indexed("longer", i), length, i + 1));
+  const SignalId scale_pass = g.relu("scale_pass", v.norm_second_on, 1);
+  const SignalId partial_pass = g.relu("partial_pass", v.norm_first_on, 1);
+  std::vector<SignalId> log2_length{g.all("log2_length0", {lit(scale_pass), nlit(longer[1])})};
   for (int s = 1; s < kLog2Lengths; ++s) {
     const Form above = s + 1 < kLog2Lengths ? F(longer[1 << s]) : Form();
-    log2_length.push_back(g.relu(indexed("log2_length", s), F(longer[1 << (s - 1)]) - above, 1));
+    log2_length.push_back(g.relu(indexed("log2_length", s), F(scale_pass) + F(longer[1 << (s - 1)]) - above - 1, 1));
   }
 
-  // Element i is lane slot i mod 32 of x's bank (parity x[5]) for i < 32, of the next bank after.
-  const SignalId scale_pass = g.relu("scale_pass", v.norm_scale_on, 1);
-  circuit::NormScaleOperands operands{.elements = {}, .log2_length = log2_length, .epsilon = registers.aux};
+  // Element i of the half read is lane slot i of the read-out of parity x[5] in the partial passes,
+  // of the other parity in the scale's.
   Gates e = g.sub("x");
-  for (int i = 0; i < kElements; ++i) {
+  circuit::NormScaleOperands operands{.elements = {}, .log2_length = log2_length, .epsilon = registers.aux, .partial = {}};
+  for (int i = 0; i < kHalf; ++i) {
     Bits bits;
     for (int b = 0; b < kVectorElementBits; ++b) bits.push_back(e.signal(indexed(indexed("element", i), b)));
-    const int slot = i % (2 * kVectorLineElements), bank = i / (2 * kVectorLineElements);
     for (int parity = 0; parity < 2; ++parity) {
-      const std::vector<Literal> here = match_bits(x, 5, 1, static_cast<std::uint32_t>(parity ^ bank));
-      add_levels_as_bits(e, am.of_parity(parity)[slot], join(here, {lit(scale_pass), lit(longer[i])}), bits,
-                         kVectorElementLaneBits);
+      const SignalId read = e.signal(indexed(indexed("reads", i), parity));
+      e.add_all(read, join(match_bits(x, 5, 1, static_cast<std::uint32_t>(parity)), {lit(partial_pass), lit(longer[i])}));
+      e.add_all(read, join(match_bits(x, 5, 1, static_cast<std::uint32_t>(1 - parity)), {lit(scale_pass), lit(longer[kHalf + i])}));
+      add_levels_as_bits(e, am.of_parity(parity)[i], {lit(read)}, bits, kVectorElementLaneBits);
     }
     operands.elements.push_back(bits);
   }
-  const Bits scale = circuit::rmsnorm_scale(g.sub("scale"), operands, Enable(scale_pass));
+  // The partial sum, in the scale's pass: the VEC two passes back (its low 13 bits), one back, and fed in.
+  const std::array<const Bits*, kNormPartialPasses> pieces{&v.vec_two_before, &v.vec_before, &in_.vec};
+  for (const Bits* piece : pieces)
+    for (int b = 0; b < kVectorResultBits; ++b)
+      operands.partial.push_back(g.all(indexed("partial", static_cast<int>(operands.partial.size())), {lit(scale_pass), lit((*piece)[b])}));
+  const Bits sum = circuit::norm_square_sum(g.sub("scale"), operands, Enable(g.any("sums", F(partial_pass) + F(scale_pass))));
+  const Bits scale = circuit::norm_scale_of_sum(g.sub("scale"), sum, log2_length, Enable(scale_pass));
   Gates out = g.sub("out");
-  for (int i = 0; i < kNormEntryBits + kNormHalfEBits; ++i) add_result_bit(out, i, {}, F(scale[i]));
-  g.add_relu(vector_result_pass_, F(scale_pass));
+  for (int i = 0; i < kVectorResultBits; ++i) {
+    Form bit = i < kNormEntryBits + kNormHalfEBits ? F(scale[i]) : Form();
+    for (int p = 0; p < kNormPartialPasses; ++p)
+      if (kVectorResultBits * p + i < static_cast<int>(sum.size()))
+        bit += F(out.all(indexed(indexed("piece", p), i), {lit(v.norm_pass[p]), lit(sum[kVectorResultBits * p + i])}));
+    add_result_bit(out, i, {}, bit);
+  }
+  g.add_relu(vector_result_pass_, F(partial_pass) + F(scale_pass));
 
-  const SignalId starts_lines = g.all("starts_lines", {lit(norm), nlit(v.running), lit(is_vec)});
+  const SignalId starts_lines = g.all("starts_lines", {lit(norm), lit(v.norm_pass[kNormPartialPasses + 1])});
   g.add_relu(v.latches, F(starts_lines));
+  for (int i = 0; i < kVectorResultBits; ++i) g.add_all(v.latch_value[i], {lit(starts_lines), lit(in_.vec[i])});
   g.add_relu(vector_line_pass_, F(starts_lines));
 }
 
