@@ -24,11 +24,11 @@
 // of one AM bank.
 //
 // The operations that go a line at a time (vu.add16, vu.mul16, vu.silu, vu.argmax, and vu.rmsnorm
-// after a first pass that reads its vector whole) take a pass per output element or line, each
-// sending a VEC token, with LINE tokens between groups of 16; where the operation stands lives in
-// layer 0, written from those tokens, and the instruction is fetched again in every pass, since
-// neither token moves the PC. AM's banks read into two sets of signals, the even banks' and the odd
-// ones', so that a pass reads a line from a bank of each parity, or a row of two adjacent banks.
+// after the passes that take its scale from its vector, a bank's row a pass) take a pass per output
+// element or line, each sending a VEC token, with LINE tokens between groups of 16; where the
+// operation stands lives in layer 0, written from those tokens, and the instruction is fetched
+// again in every pass, since neither token moves the PC. AM's banks read into two sets of signals,
+// the even banks' and the odd ones', so that a pass reads a line from a bank of each parity.
 #include <bit>
 
 #include "circuit/vector_elementwise.h"

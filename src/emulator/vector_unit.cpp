@@ -346,8 +346,9 @@ bool VectorUnit::mul16(std::uint32_t a, std::uint32_t b) {
 // x / rms(x) in Q9 (story_rmsnorm): the mean square (the sum of squares divided by the power of two
 // 2^s >= n, plus the epsilon term AUX), at most 2^30, normalised into [2^28, 2^30] by an even shift
 // e; its bucket's entry stands for 2^30 / √ of it, and e/2 comes back off the output shift. The
-// weights read x whole in one pass, as one row of two AM banks, so x is a multiple of 32 and its n
-// elements lie within one 256-element row; the outputs go a line at a time, each from x as it stands.
+// weights read x as the same row of two adjacent AM banks, a bank a pass, so x is a multiple of 32
+// and its n elements lie within one 256-element row; the outputs go a line at a time, each from x as
+// it stands.
 bool VectorUnit::rmsnorm(std::uint32_t out, std::uint32_t x) {
   const std::uint32_t n = count();
   if (!in_range(n, 1, kMaxNormLength) || x % kBankRowElements != 0 || x % kAmRowElements + n > kAmRowElements ||
