@@ -87,11 +87,10 @@ void MachineBuilder::add_latch_and_counters() {
 
   // The report counter starts at 0 (START writes 0) and is 1 after a FAULT.
   SignalId report_count = c_.add_read_signal("control.report_count", 0, 1, kCounterQuantum);
-  circuit::Bank report = single_row_bank("control.report");
-  report.write.beta[0] = is(TokenKind::kFault) + is(TokenKind::kStart) + 0.5 * is(TokenKind::kHi);
-  report.write.lanes[0] = {is(TokenKind::kFault)};
-  report.read.lanes[0] = {{{report_count, 1}}};
-  c_.add_bank(std::move(report));
+  add_token_register({.name = "control.report",
+                      .beta = is(TokenKind::kFault) + is(TokenKind::kStart) + 0.5 * is(TokenKind::kHi),
+                      .lanes = {is(TokenKind::kFault)},
+                      .read = {report_count}});
 
   Gates g = gates("control");
   control_.n = g.counter_one_hot("n", control_.step_count, kCounterLevels);

@@ -85,11 +85,10 @@ void MachineBuilder::add_divide() {
   Bits last_addend;
   SignalId last_sign = c_.add_read_signal("div.last_sign");
   {
-    circuit::Bank bank = single_row_bank("div.last");
-    bank.write.beta[0] = is(TokenKind::kDiv);
+    TokenRegister last{.name = "div.last", .beta = is(TokenKind::kDiv), .lanes = {}, .read = {}};
     auto lane = [&](SignalId input, SignalId read) {
-      bank.write.lanes[0].push_back(F(input));
-      bank.read.lanes[0].push_back({{read, 1}});
+      last.lanes.push_back(F(input));
+      last.read.push_back(read);
     };
     for (int p = 0; p < kDivisionPositions; ++p) {
       last_position.push_back(c_.add_read_signal(indexed("div.last_position", p)));
@@ -100,7 +99,7 @@ void MachineBuilder::add_divide() {
       last_addend.push_back(c_.add_read_signal(indexed("div.last_addend", i)));
       lane(in_.div_addend[i], last_addend.back());
     }
-    c_.add_bank(std::move(bank));
+    add_token_register(std::move(last));
   }
   // Where the step stands: no DIV yet (the first pass), HI piece j of a partial remainder after
   // a DIV at p ≥ 1, a digit pass after its three pieces, or the result after a DIV at 0. The

@@ -156,11 +156,13 @@ std::vector<int> MachineBuilder::add_loaded_memory(LoadedMemory memory) {
     circuit::Bank bank{memory.name + std::to_string(k), kRowsPerBank};
     bank.has_read = bank.has_write = true;
     bank.read.row = std::move(memory.read_rows[k]);
-    // While loading the base is a half-row h: bank h[..:8], row h[7:1], half h[0].
-    bank.write.row = binary_select(slice(control_.base, 1, 7),
-                                   join(match_bits(control_.base, 8, memory.bank_bits, static_cast<std::uint32_t>(k)),
-                                        memory.region),
-                                   {memory.commit});
+    // While loading the base is a half-row h, its half h[0].
+    bank.write.row = memory.write_rows.empty()
+                         ? binary_select(slice(control_.base, 1, 7),
+                                         join(match_bits(control_.base, 8, memory.bank_bits, static_cast<std::uint32_t>(k)),
+                                              memory.region),
+                                         {memory.commit})
+                         : std::move(memory.write_rows[k]);
     for (int h = 0; h < 2; ++h) {
       bank.write.beta[h] = h ? F(control_.base[0]) : Form(1.0) - F(control_.base[0]);
       for (std::size_t s = 0; s < slots; ++s)

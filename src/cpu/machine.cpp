@@ -3,6 +3,7 @@
 #include "cpu/machine.h"
 
 #include "cpu/machine_builder.h"
+#include "support/error.h"
 
 namespace rvformer::cpu {
 
@@ -48,6 +49,45 @@ void MachineBuilder::build() {
   add_divide();
   add_multiplier();
   add_next_token();
+  add_token_registers();
+}
+
+void MachineBuilder::add_token_registers() {
+  for (std::size_t first = 0; first < token_registers_.size(); first += 2) {
+    const std::size_t count = std::min<std::size_t>(2, token_registers_.size() - first);
+    std::string name = token_registers_[first].name;
+    if (count == 2) name += "+" + token_registers_[first + 1].name;
+    circuit::Bank bank = single_row_bank(name);
+    for (std::size_t h = 0; h < count; ++h) {
+      const TokenRegister& r = token_registers_[first + h];
+      bank.write.beta[h] = r.beta;
+      bank.write.lanes[h] = r.lanes;
+      for (SignalId read : r.read) bank.read.lanes[h].push_back({{read, 1}});
+    }
+    c_.add_bank(std::move(bank));
+  }
+  token_registers_.clear();
+}
+
+std::vector<WeightRegion> weight_memory_regions(int banks) {
+  std::vector<WeightRegion> regions;
+  int first_bank = 0;
+  for (int b = 30; b >= 0; --b)
+    if ((banks >> b) & 1) {
+      regions.push_back({first_bank, b, static_cast<std::uint32_t>(first_bank) * kRowsPerBank});
+      first_bank += 1 << b;
+    }
+  return regions;
+}
+
+WeightPlace weight_memory_place(int banks, std::uint32_t address) {
+  const std::uint32_t line = address / kVectorWeightLineBytes;
+  const int half = static_cast<int>(address >> 5 & 1), word = static_cast<int>(address >> 2 & 7);
+  for (const WeightRegion& region : weight_memory_regions(banks))
+    if (line - region.first_line < (std::uint32_t{kRowsPerBank} << region.bank_bits))
+      return {region.first_bank + static_cast<int>(line & ((1u << region.bank_bits) - 1)),
+              static_cast<int>(line >> region.bank_bits & (kRowsPerBank - 1)), half, word};
+  fail("the weight memory has no byte {}", address);
 }
 
 bool decodes_op(const program::MachineSpec& spec, int op) {

@@ -30,6 +30,21 @@ constexpr double stored_level(int n) { return n == 0 ? 0 : static_cast<double>(1
 inline constexpr int kVectorWeightLanes = 8;    // four bits each (levels 0 and 2^0..2^14): a weight memory word
 inline constexpr int kVectorWeightLaneBits = 4;
 inline constexpr int kVectorWeightBankBytes = kRowsPerBank * 2 * kVectorWeightWordsPerHalf * 4;  // 8 KiB
+// WM's 64-byte lines lie across its banks, so that a matrix row of up to 2 KiB that starts at a
+// multiple of 64 is one row of consecutive banks, which one pass can read. The banks form regions
+// of powers of two, largest first (48 = 32 + 16); line L of a region of 2^b banks is in the
+// region's bank L[b − 1:0], row L[b + 6:b], and the region is told apart by L's bits from b + 7 up.
+struct WeightRegion {
+  int first_bank = 0;
+  int bank_bits = 0;
+  std::uint32_t first_line = 0;
+};
+std::vector<WeightRegion> weight_memory_regions(int banks);
+struct WeightPlace {
+  int bank = 0, row = 0, half = 0, word = 0;
+};
+// Where the word at WM byte `address` lies, in a weight memory of `banks` banks.
+WeightPlace weight_memory_place(int banks, std::uint32_t address);
 // AM: a half-row holds a line of 16 elements of 13 bits, two bits a lane (the top lane one bit),
 // so a row of the 8 banks holds 256 elements.
 inline constexpr int kVectorElementBits = 13;
@@ -61,8 +76,9 @@ struct MachineLayout {
   // The big-integer unit (docs/bigint-unit.md), empty without it: copy t of A holds A[(r + t) mod
   // 128] in row r, copy t of B holds B[(r − t) mod 128]; half 0, lanes 0..29 the value's bits.
   std::vector<int> bigint_a_banks, bigint_b_banks;
-  // The vector unit's weight memory (docs/vector-unit.md), empty without it: bank address[..:13],
-  // row address[12:6], half address[5], word address[4:2], four bits a lane.
+  // The vector unit's weight memory (docs/vector-unit.md), empty without it: the 64-byte line
+  // address[..:6] in the bank and row weight_memory_place gives, half address[5], word
+  // address[4:2], four bits a lane.
   std::vector<int> vector_weight_banks;
   // Its configuration registers, numbered as the funct7 of the vu.set* that writes them (VL, COLS,
   // SRC, AUX, HS): register r in bank vector_register_banks[r / 2], half r % 2, row 0, a bit a lane.

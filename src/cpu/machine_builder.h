@@ -63,13 +63,21 @@ circuit::RowSelect binary_select(const Bits& address, std::vector<Literal> match
                                  std::vector<circuit::LinearForm> conditions = {}, int ago = 0);
 // A bank of one row, written and read every pass (a register of lanes).
 circuit::Bank single_row_bank(const std::string& name);
+// A register of up to 126 lanes written from the token alone, so that it lives in layer 0: half of a
+// single-row bank. MachineBuilder packs them two to a bank, since layer 0's key heads are few.
+struct TokenRegister {
+  std::string name;
+  circuit::LinearForm beta;  // its write strength
+  std::vector<circuit::LinearForm> lanes;
+  std::vector<SignalId> read;  // a signal per lane
+};
 // A form's terms, looking `ago` passes back.
 circuit::LinearForm looking_back(const Form& form, int ago);
 
 struct TokenInputs {
   std::array<SignalId, kTokenKindCount> flags{};  // the token's family (none for WANT and PAD)
   Bits val, hi, jump, top, far, jlo, in;         // payload bits, zero for other families
-  Bits vec, line;                                 // VEC's and LINE's (machines with the vector unit)
+  Bits vec, line, wline;                          // VEC's, LINE's and WLINE's (machines with the vector unit)
   // DIV(p, m, s): one-hot p, the digit's bits, the sign, and −q·8^p (q = ±m, the signed digit)
   // as 32 bits: the multiplier operand that takes the digit off the partial remainder.
   std::vector<SignalId> div_position;
@@ -96,7 +104,7 @@ struct TokenOutputs {
   SignalId plain = 0;  // VAL(0): a step without a value, or anything while loading
   SignalId hi = 0;     // HI with the word in r[23:12]: a trap report, a kept byte, a remainder
   SignalId jump = 0, far = 0, jlo = 0, out = 0, exit = 0, want = 0, fault = 0, div = 0;
-  SignalId vec = 0, line = 0;  // machines with the vector unit: a result element, a line's start
+  SignalId vec = 0, line = 0, wline = 0;  // machines with the vector unit: a result element, a line's start, a WM line
 };
 
 // Earlier tokens, from delays of the token inputs.
@@ -283,7 +291,11 @@ class MachineBuilder {
     const std::vector<std::vector<SignalId>>& staged;
     const std::vector<std::vector<SignalId>>& read;
     std::vector<circuit::RowSelect> read_rows;  // one per bank
+    // One per bank; none: the loader's half-row h is bank h[..:8], row h[7:1].
+    std::vector<circuit::RowSelect> write_rows = {};
   };
+  void add_token_register(TokenRegister token_register) { token_registers_.push_back(std::move(token_register)); }
+  void add_token_registers();  // the banks of those added, two to a bank
   std::vector<int> add_loaded_memory(LoadedMemory memory);
   // fetch.cpp
   void add_code_rom();
@@ -324,6 +336,9 @@ class MachineBuilder {
   // The 16 elements of AM line `line` out of the read-out, 13 bits each, when `when` holds.
   std::vector<Bits> activation_line(Gates& g, const ActivationRows& am, const Bits& line, SignalId when);
   // Bank b's row selects for `accesses` of AM lines, one per bank.
+  Bits add_weight_line_latch();
+  std::vector<circuit::RowSelect> weight_line_rows(const Bits& line, const std::vector<Literal>& match,
+                                                   const std::vector<circuit::LinearForm>& conditions) const;
   std::vector<circuit::RowSelect> activation_rows(Gates& g, const std::string& name,
                                                   const std::vector<VectorLineAccess>& accesses);
   // execute.cpp, after the units that add rows to it
@@ -364,6 +379,8 @@ class MachineBuilder {
   std::vector<SignalId> illegal_operands_;  // a decoded instruction whose operands make it illegal
   SignalId vector_result_pass_ = 0;         // a vector operation's pass emits VEC
   SignalId vector_line_pass_ = 0;           // and this one LINE
+  SignalId vector_wline_pass_ = 0;          // and this one WLINE
+  std::vector<TokenRegister> token_registers_;
   Division division_;
   std::vector<circuit::ExtraRow> bigint_rows_;  // a dot product's partial products
   SignalId bigint_dot_ = 0;                      // 1 while bz.dotlo or bz.dothi executes

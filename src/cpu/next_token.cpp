@@ -125,12 +125,12 @@ void MachineBuilder::add_next_token() {
     add_gate(out_.hi, join(plain_step, {lit(pass)}), kValueBits, 2 * kValueBits);
     no_kept.push_back(nlit(pass));
   }
-  // An elementwise vector operation's passes: VEC with r[12:0] live, or LINE.
+  // A vector operation's passes: VEC with r[12:0] live, LINE, or WLINE with r[12:0] live.
   if (out_.vec) {
     add_gate(out_.vec, join(plain_step, {lit(vector_result_pass_)}), kValueBits, kVectorResultBits);
     g.add_all(out_.line, join(plain_step, {lit(vector_line_pass_)}));
-    no_kept.push_back(nlit(vector_result_pass_));
-    no_kept.push_back(nlit(vector_line_pass_));
+    add_gate(out_.wline, join(plain_step, {lit(vector_wline_pass_)}), kValueBits, kVectorWeightLineBits);
+    for (SignalId pass : {vector_result_pass_, vector_line_pass_, vector_wline_pass_}) no_kept.push_back(nlit(pass));
   }
   // A long division's passes: DIV, or HI with a piece of the partial remainder in r[23:12].
   g.add_all(out_.div, join(no_kept, {lit(division_.emits_digit)}));

@@ -50,7 +50,8 @@ Form TokenInputs::completes() const {
 void MachineBuilder::add_token_inputs() {
   static const char* const kFlagNames[kTokenKindCount] = {"val", "hi",   "jump",  "top",   "far", "jlo",
                                                          "out", "exit", "in",    "eof",   "want", "fault",
-                                                         "div", "stage", "start", "pad",  "vec", "line"};
+                                                         "div", "stage", "start", "pad",  "vec", "line",
+                                                         "wline"};
   for (int k = 0; k < kTokenKindCount; ++k) {
     auto kind = static_cast<TokenKind>(k);
     if (kind == TokenKind::kWant || kind == TokenKind::kPad || family(kind).count == 0) continue;
@@ -72,6 +73,7 @@ void MachineBuilder::add_token_inputs() {
   if (family(TokenKind::kVec).count == 0) return;
   in_.vec = inputs(c_, "token.vec", kVectorResultBits);
   in_.line = inputs(c_, "token.line", kVectorLineIndexBits);
+  in_.wline = inputs(c_, "token.wline", kVectorWeightLineBits);
 }
 
 void MachineBuilder::add_token_outputs() {
@@ -96,7 +98,8 @@ void MachineBuilder::add_token_outputs() {
   if (family(TokenKind::kVec).count == 0) return;
   out_.vec = g.signal("gate.vec");
   out_.line = g.signal("gate.line");
-  c_.mark_output(out_.vec), c_.mark_output(out_.line);
+  out_.wline = g.signal("gate.wline");
+  c_.mark_output(out_.vec), c_.mark_output(out_.line), c_.mark_output(out_.wline);
 }
 
 void MachineBuilder::add_result_bit(Gates& g, int i, const std::vector<Literal>& literals, const Form& condition) {
@@ -203,6 +206,9 @@ void MachineBuilder::add_token_families() {
         break;
       case TokenKind::kLine:
         family.fill = payload(f.kind, in_.line), family.code = gated(o.line, o.r, o.not_r, 0, kVectorLineIndexBits);
+        break;
+      case TokenKind::kWline:
+        family.fill = payload(f.kind, in_.wline), family.code = gated(o.wline, o.r, o.not_r, 0, kVectorWeightLineBits);
         break;
     }
     c_.add_token_family(std::move(family));

@@ -44,6 +44,7 @@ TraceVocabulary::TraceVocabulary(const program::MachineSpec& spec) {
       {"DIV", kDivisionPositions << 4}, {"STAGE", kStageSlots << kStageBits}, {"START", 1},
       {"PAD", 1},                 {"VEC", spec.vector_weight_bytes ? 1u << kVectorResultBits : 0},
       {"LINE", spec.vector_weight_bytes ? 1u << kVectorLineIndexBits : 0},
+      {"WLINE", static_cast<std::uint32_t>(spec.vector_weight_bytes / kVectorWeightLineBytes)},
   }};
   for (int k = 0; k < kTokenKindCount; ++k) {
     families_.push_back({static_cast<TokenKind>(k), table[k].first, size_, table[k].second});
@@ -81,6 +82,7 @@ std::string TraceVocabulary::describe(std::uint32_t id) const {
       return fmt::format("VEC({})", value);
     }
     case TokenKind::kLine: return fmt::format("LINE({})", t.payload);
+    case TokenKind::kWline: return fmt::format("WLINE({})", t.payload);
     case TokenKind::kEof:
     case TokenKind::kWant:
     case TokenKind::kStart:

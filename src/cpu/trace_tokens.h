@@ -38,8 +38,9 @@ namespace rvformer::cpu {
 
 enum class TokenKind : std::uint8_t {
   kVal, kHi, kJump, kTop, kFar, kJlo, kOut, kExit, kIn, kEof, kWant, kFault, kDiv, kStage, kStart, kPad, kVec, kLine,
+  kWline,
 };
-inline constexpr int kTokenKindCount = static_cast<int>(TokenKind::kLine) + 1;
+inline constexpr int kTokenKindCount = static_cast<int>(TokenKind::kWline) + 1;
 
 // Causes a FAULT token reports. An access fault after a jump is separate from one reached by
 // running off the end of the code ROM, because the jump itself retires (as on the golden machine).
@@ -66,6 +67,7 @@ inline constexpr int kStageSlots = 8;      // STAGE(k, b): k < 8
 inline constexpr int kStageBits = 8;
 inline constexpr int kVectorResultBits = 13;    // VEC(x): an AM element
 inline constexpr int kVectorLineIndexBits = 8;  // LINE(l): l < 256, the lines of 4,096 elements
+inline constexpr int kVectorWeightLineBits = 13;  // WLINE(n): the weight memory's 64-byte line n
 // DIV(p, m, s): payload p·16 + s·8 + m, for positions p < 11 (8^10 is the highest a 32-bit
 // quotient needs) and digits m < 8.
 inline constexpr int kDivisionPositions = 11;
@@ -80,6 +82,7 @@ inline constexpr std::uint32_t division_payload(int position, int digit, int sig
 inline constexpr int kInstructionsPerHalf = 8;
 inline constexpr int kRodataWordsPerHalf = 4;
 inline constexpr int kVectorWeightWordsPerHalf = 8;
+inline constexpr int kVectorWeightLineBytes = 2 * kVectorWeightWordsPerHalf * 4;  // a bank row: 64 bytes
 inline constexpr int kSlotBits = 3 * kValueBits + kStageBits;
 inline constexpr int kCodeSlots = 6;
 inline constexpr int kRodataSlots = 3;

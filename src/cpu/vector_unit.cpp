@@ -72,8 +72,9 @@ void MachineBuilder::add_vector_unit() {
 void MachineBuilder::add_vector_weight_memory() {
   const int banks = static_cast<int>(spec_.vector_weight_bytes / kVectorWeightBankBytes);
   const int bank_bits = std::bit_width(static_cast<unsigned>(banks - 1));
-  const int half_row_bits = 8 + bank_bits;
-  if (spec_.vector_weight_bytes % kVectorWeightBankBytes != 0 || half_row_bits > word_bits_ - 1)
+  const int half_row_bits = 8 + bank_bits, line_bits = half_row_bits - 1;
+  if (spec_.vector_weight_bytes % kVectorWeightBankBytes != 0 || half_row_bits > word_bits_ - 1 ||
+      line_bits > kVectorWeightLineBits)
     fail("cpu: the {} machine's weight memory ({} bytes) is not whole banks the loader can address", spec_.name,
          spec_.vector_weight_bytes);
   Gates g = gates("vector");
@@ -91,20 +92,29 @@ void MachineBuilder::add_vector_weight_memory() {
   SignalId illegal = g.all("illegal_operand", {lit(wget), lit(g.any("outside", outside))});
   illegal_operands_.push_back(illegal);
 
+  // The first pass sends WLINE(address[..:6]), the pass fed it reads that line (and the passes fed
+  // HI or TOP after it, for a word that needs them).
+  const SignalId is_wline = in_.is(TokenKind::kWline);
+  const SignalId reads_word =
+      g.any("reads_word", F(is_wline) + F(in_.is(TokenKind::kHi)) + F(in_.is(TokenKind::kTop)));
+  vector_wline_pass_ = g.all("wline_pass", {lit(wget), nlit(reads_word), nlit(illegal), nlit(control_.in_report)});
+  Gates out = g.sub("wline");
+  for (int i = 0; i < line_bits; ++i) add_result_bit(out, i, {lit(vector_wline_pass_), lit(address[6 + i])});
+  const Bits weight_line = add_weight_line_latch();
+
   const double top_level = stored_level((1 << kVectorWeightLaneBits) - 1);
   std::vector<std::vector<SignalId>> read =
       add_read_slots("vector.weights", 2 * kVectorWeightWordsPerHalf, kVectorWeightLanes, top_level);
-  std::vector<circuit::RowSelect> read_rows;
-  for (int k = 0; k < banks; ++k)
-    read_rows.push_back(
-        binary_select(slice(address, 6, 7), match_bits(address, kLow, bank_bits, static_cast<std::uint32_t>(k)), {F(wget)}));
-  m_.layout.vector_weight_banks = add_loaded_memory({.name = "vector.weights",
-                                                     .bank_bits = bank_bits,
-                                                     .region = staged_.vector_weight_region,
-                                                     .commit = F(in_.stage_slot[kVectorWeightSlots - 1]),
-                                                     .staged = staged_.vector_weight_lanes,
-                                                     .read = read,
-                                                     .read_rows = std::move(read_rows)});
+  m_.layout.vector_weight_banks = add_loaded_memory(
+      {.name = "vector.weights",
+       .bank_bits = bank_bits,
+       .region = staged_.vector_weight_region,
+       .commit = F(in_.stage_slot[kVectorWeightSlots - 1]),
+       .staged = staged_.vector_weight_lanes,
+       .read = read,
+       .read_rows = weight_line_rows(slice(weight_line, 0, line_bits), {}, {}),
+       .write_rows = weight_line_rows(slice(control_.base, 1, line_bits), staged_.vector_weight_region,
+                                      {F(in_.stage_slot[kVectorWeightSlots - 1])})});
 
   // The addressed word, by address[5:2], into the value payload (not when it traps: the trap report
   // takes the payload).
@@ -112,9 +122,36 @@ void MachineBuilder::add_vector_weight_memory() {
   Bits word;
   for (int i = 0; i < 32; ++i) word.push_back(w.signal("word[" + std::to_string(i) + "]"));
   for (int slot = 0; slot < 2 * kVectorWeightWordsPerHalf; ++slot)
-    add_levels_as_bits(w, read[slot], join(match_bits(address, 2, 4, static_cast<std::uint32_t>(slot)), {lit(wget)}),
+    add_levels_as_bits(w, read[slot],
+                       join(match_bits(address, 2, 4, static_cast<std::uint32_t>(slot)), {lit(wget), lit(reads_word)}),
                        word, kVectorWeightLaneBits);
   write_result(forms_of(word), "vector.wget", {nlit(illegal)});
+}
+
+// The payload of the last WLINE, the line every WM read takes: a register written from the token
+// alone, so that WM can sit in any layer after layer 0.
+Bits MachineBuilder::add_weight_line_latch() {
+  TokenRegister latch{.name = "vector.weight_line", .beta = F(in_.is(TokenKind::kWline)), .lanes = {}, .read = {}};
+  for (int i = 0; i < kVectorWeightLineBits; ++i) latch.lanes.push_back(F(in_.wline[i]));
+  latch.read = read_signals(c_, "vector.weight_line", kVectorWeightLineBits);
+  const Bits line = latch.read;
+  add_token_register(std::move(latch));
+  return line;
+}
+
+std::vector<circuit::RowSelect> MachineBuilder::weight_line_rows(const Bits& line, const std::vector<Literal>& match,
+                                                                 const std::vector<circuit::LinearForm>& conditions) const {
+  const int banks = static_cast<int>(spec_.vector_weight_bytes / kVectorWeightBankBytes);
+  std::vector<circuit::RowSelect> rows;
+  for (const WeightRegion& region : weight_memory_regions(banks)) {
+    const int top = region.bank_bits + std::countr_zero(static_cast<unsigned>(kRowsPerBank));
+    const std::vector<Literal> in_region =
+        join(match_bits(line, top, static_cast<int>(line.size()) - top, region.first_line >> top), match);
+    for (std::uint32_t k = 0; k < 1u << region.bank_bits; ++k)
+      rows.push_back(binary_select(slice(line, region.bank_bits, top - region.bank_bits),
+                                   join(match_bits(line, 0, region.bank_bits, k), in_region), conditions));
+  }
+  return rows;
 }
 
 std::vector<circuit::RowSelect> MachineBuilder::activation_rows(Gates& g, const std::string& name,

@@ -36,6 +36,7 @@ constexpr std::array<Role, cpu::kTokenKindCount> kRoles = [] {
   set(TokenKind::kDiv, Role::kContinues);
   set(TokenKind::kVec, Role::kContinues);
   set(TokenKind::kLine, Role::kContinues);
+  set(TokenKind::kWline, Role::kContinues);
   set(TokenKind::kJump, Role::kJump);
   set(TokenKind::kJlo, Role::kJump);
   set(TokenKind::kFar, Role::kJumpHigh);

@@ -135,14 +135,14 @@ std::uint32_t MachineStateReader::vector_register(const engine::RecurrentStateVi
   return value;
 }
 
-// Bank address[..:13], row address[12:6], half address[5], word address[4:2]: lanes 8w..8w+7, the
-// nibble n of a lane stored as the level 2^(n − 1).
+// The word's bank and row as cpu::weight_memory_place gives them, half address[5], word
+// address[4:2]: lanes 8w..8w+7, the nibble n of a lane stored as the level 2^(n − 1).
 std::uint32_t MachineStateReader::vector_weight_word(const engine::RecurrentStateView& state,
                                                      std::uint32_t address) const {
   const std::vector<int>& banks = vector_banks(machine_.layout.vector_weight_banks);
-  return packed(level_bits(state, banks.at(address / cpu::kVectorWeightBankBytes), static_cast<int>((address >> 6) & 127),
-                           static_cast<int>((address >> 5) & 1),
-                           static_cast<int>((address >> 2) & 7) * cpu::kVectorWeightLanes, 32, cpu::kVectorWeightLaneBits,
+  const cpu::WeightPlace place = cpu::weight_memory_place(static_cast<int>(banks.size()), address);
+  return packed(level_bits(state, banks.at(place.bank), place.row, place.half, place.word * cpu::kVectorWeightLanes, 32,
+                           cpu::kVectorWeightLaneBits,
                            [&] { return fmt::format("weight memory word 0x{:05x}", address); }),
                 0, 32);
 }
