@@ -126,9 +126,11 @@ static inline void vu_silu(uint32_t x) {
     __asm__ volatile(".insn r 0x2B, 2, 6, zero, %0, zero" : : "r"(x) : "memory");
 }
 
-/* funct3 2, funct7 7 — vu.rope rs1 = x, rs2 = cos: story_rope(x, cos, sin, VL, HS) with the int16
- * tables cos at WM byte address rs2 and sin at WM byte address AUX (both even); VL even. */
-static inline void vu_rope(uint32_t x, uint32_t cos_address) { VU_INSN_OP(7, x, cos_address); }
+/* funct3 2, funct7 7 — vu.rope rs1 = x, rs2 = table: in place over VL elements (even) from x, a
+ * multiple of 16, a line of 16 at a time (zeros past VL in the last): pair p of a line (elements 2p
+ * and 2p + 1) rotated by the Q14 cosine and sine p of the table at WM byte address rs2, a multiple
+ * of 32 (8 int16 cosines, then 8 sines); story_rope with a head of 16 over such a table. */
+static inline void vu_rope(uint32_t x, uint32_t table) { VU_INSN_OP(7, x, table); }
 
 /* funct3 2, funct7 8 — vu.attend rs1 = out, rs2 = q: story_attention_head over VL positions (1..512)
  * and HS elements (1..8): position t's key the elements AUX.. of KV slot SRC + t's key vector, its

@@ -43,7 +43,7 @@ size_t story_blob_size(const uint8_t header[STORY_HEADER_BYTES], const char** er
     *error = "not a story model blob (bad magic)";
   else if (dim == 0 || dim > STORY_MAX_DOT || hidden == 0 || hidden > STORY_MAX_DOT || layers == 0 ||
            layers > STORY_MAX_LAYERS || heads == 0 || kv_heads == 0 || heads % kv_heads != 0 || dim % heads != 0 ||
-           (dim / heads) % 2 != 0 || vocab <= STORY_BOS || vocab > 65536 || seq_len == 0 ||
+           (dim / heads) % 2 != 0 || (2 * STORY_ROPE_PAIRS) % (dim / heads) != 0 || vocab <= STORY_BOS || vocab > 65536 || seq_len == 0 ||
            seq_len > STORY_MAX_SEQ_LEN)
     *error = "story model blob has unsupported dimensions";
   else if (payload % 4 != 0 || payload > (64u << 20))
@@ -70,6 +70,10 @@ static uint32_t take(Cursor* cursor, uint64_t bytes) {
   return part;
 }
 
+static void align(Cursor* cursor, uint32_t alignment) {
+  take(cursor, (alignment - cursor->at % alignment) % alignment);
+}
+
 static StoryMatrix take_matrix(Cursor* cursor, int rows, int cols) {
   StoryMatrix m = {take(cursor, (uint64_t)rows * sizeof(StoryRequant)), rows, cols};
   take(cursor, (uint64_t)rows * (uint32_t)cols);
@@ -90,7 +94,7 @@ const char* story_model_layout(StoryModel* model, const uint8_t header[STORY_HEA
   model->blob_size = STORY_HEADER_BYTES + payload + 4;
   for (int b = 0; b < 256; ++b) model->byte_pieces[b] = (uint8_t)b;
   const int dim = model->dim, hidden = model->hidden_dim;
-  const int kv_dim = dim / model->n_heads * model->n_kv_heads, half_head = dim / model->n_heads / 2;
+  const int kv_dim = dim / model->n_heads * model->n_kv_heads;
 
   Cursor cursor = {STORY_HEADER_BYTES, STORY_HEADER_BYTES + payload, 0};
   model->embedding = take_matrix(&cursor, model->vocab_size, dim);
@@ -105,8 +109,8 @@ const char* story_model_layout(StoryModel* model, const uint8_t header[STORY_HEA
     layer->w2 = take_matrix(&cursor, dim, hidden);
   }
   model->classifier = take_matrix(&cursor, model->vocab_size, dim);
-  model->rope_cos = take(&cursor, (uint64_t)model->seq_len * half_head * 2);
-  model->rope_sin = take(&cursor, (uint64_t)model->seq_len * half_head * 2);
+  align(&cursor, STORY_ROPE_ALIGN);
+  model->rope = take(&cursor, (uint64_t)model->seq_len * 2 * STORY_ROPE_PAIRS * sizeof(int16_t));
   model->vocabulary_start = cursor.at;
   return cursor.failed ? "story model blob is truncated (weights)" : 0;
 }

@@ -6,12 +6,14 @@
  * is in story_build.h.
  *
  * Blob (little-endian, every part starting at a multiple of 4 bytes; docs/story.md, "Blob"):
- *   header   STORY_HEADER_WORDS uint32: magic "STQ2", dim, hidden_dim, n_layers, n_heads, n_kv_heads,
+ *   header   STORY_HEADER_WORDS uint32: magic "STQ3", dim, hidden_dim, n_layers, n_heads, n_kv_heads,
  *            vocab_size, seq_len, eps_term (story_rmsnorm's), payload_bytes
  *   payload  matrices, each StoryRequant[rows] then int8[rows * cols] (padded to 4): the embedding
  *            (to STORY_FRAC_X), per layer wq, wk (to _Q), wv (_V), wo (_X), w1, w3 (_H), w2 (_X);
- *            the classifier (_LOGIT); RoPE cos then sin, int16 [seq_len][head_size / 2], Q14
- *            (each padded to 4); the vocabulary: uint32 offset[vocab_size] (from the vocabulary's
+ *            the classifier (_LOGIT); from the next multiple of STORY_ROPE_ALIGN bytes of the blob,
+ *            the RoPE table, int16 [seq_len][2][STORY_ROPE_PAIRS], Q14: per position the cosines of
+ *            a line's pairs (pair p's angle is the head's angle p mod head_size / 2), then their
+ *            sines, as vu.rope reads them; the vocabulary: uint32 offset[vocab_size] (from the vocabulary's
  *            start) to records {int32 score_key, uint32 length, bytes (padded to 4)}
  *   checksum uint32 FNV-1a of the header and payload bytes */
 #ifndef STORY_MODEL_H
@@ -22,13 +24,15 @@
 
 #include "story_ops.h"
 
-#define STORY_MAGIC 0x32515453u /* "STQ2" */
+#define STORY_MAGIC 0x33515453u /* "STQ3" */
 #define STORY_HEADER_WORDS 10
 #define STORY_HEADER_BYTES (4 * STORY_HEADER_WORDS)
 #define STORY_MAX_LAYERS 32
 #define STORY_MAX_SEQ_LEN 512
 #define STORY_BOS 1
 #define STORY_FNV1A_BASIS 2166136261u
+#define STORY_ROPE_PAIRS 8  /* the pairs of a line of 16 activations */
+#define STORY_ROPE_ALIGN 32 /* the RoPE table's alignment: a row of it never crosses a half of a WM line */
 
 /* A matrix by its place in the blob: `rows` StoryRequant pairs at byte offset `offset`, then the
  * int8 rows [rows][cols] at offset + 8 * rows. The plain build reads it in the blob in RAM, the
@@ -51,7 +55,7 @@ typedef struct {
   uint32_t eps_term;
   StoryMatrix embedding, classifier;
   StoryLayer layers[STORY_MAX_LAYERS];
-  uint32_t rope_cos, rope_sin; /* blob offsets of the int16 tables [seq_len][head_size / 2] */
+  uint32_t rope;               /* blob offset of the RoPE table, int16 [seq_len][2][STORY_ROPE_PAIRS] */
   uint32_t vocabulary_start;   /* blob offset of the vocabulary part: the weights are all before it */
   uint32_t blob_size;          /* header, payload and checksum */
   const uint8_t* blob;         /* the whole blob in RAM, in the plain build only */

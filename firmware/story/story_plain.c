@@ -97,8 +97,8 @@ static void attention_block(const StoryModel* model, StoryState* s, int l, int p
   const size_t layer_offset = (size_t)l * model->seq_len * kv_dim;
   int16_t* key = s->key_cache + layer_offset + (size_t)pos * kv_dim;
   int16_t* value = s->value_cache + layer_offset + (size_t)pos * kv_dim;
-  const int16_t* cos = (const int16_t*)(model->blob + model->rope_cos) + (size_t)pos * (head_size / 2);
-  const int16_t* sin = (const int16_t*)(model->blob + model->rope_sin) + (size_t)pos * (head_size / 2);
+  const int16_t* cos = (const int16_t*)(model->blob + model->rope) + (size_t)pos * 2 * STORY_ROPE_PAIRS;
+  const int16_t* sin = cos + STORY_ROPE_PAIRS;
 
   story_rmsnorm(s->xb, s->x, dim, model->eps_term);
   matvec16(model, s->q, &layer->wq, s->xb);

@@ -139,14 +139,10 @@ static void rmsnorm(const StoryModel* model, uint32_t out, uint32_t x) {
   vu_rmsnorm(out, x);
 }
 
-/* RoPE on n elements with the tables' row for `pos` (byte addresses in WM, as in the blob). */
+/* RoPE on n elements with the table's row for `pos` (a byte address in WM, as in the blob). */
 static void rope(const StoryModel* model, uint32_t x, uint32_t n, int pos) {
-  const uint32_t head_size = (uint32_t)(model->dim / model->n_heads);
-  const uint32_t row = (uint32_t)pos * (head_size / 2) * 2;
   configure(VU_VL, n);
-  configure(VU_HS, head_size);
-  configure(VU_AUX, model->rope_sin + row);
-  vu_rope(x, model->rope_cos + row);
+  vu_rope(x, model->rope + (uint32_t)pos * 2 * STORY_ROPE_PAIRS * sizeof(int16_t));
 }
 
 static void add16(const StoryModel* model, uint32_t x, uint32_t y) {
@@ -171,6 +167,7 @@ static void attention_block(const StoryModel* model, const StoryState* s, int l,
   vu_vput(s->v, first_slot + (uint32_t)pos);
   configure(VU_VL, (uint32_t)pos + 1);
   configure(VU_SRC, first_slot);
+  configure(VU_HS, head_size);
   for (int h = 0; h < model->n_heads; ++h) {
     configure(VU_AUX, (uint32_t)(h / group) * head_size);
     vu_attend(s->xb2 + (uint32_t)h * head_size, s->q + (uint32_t)h * head_size);

@@ -198,10 +198,11 @@ TEST_F(ProgramCommands, WeightMemoryRunsInsideTheVectorMachinesWeights) {
   EXPECT_THAT(too_big.standard_error, HasSubstr("the program's vector weight memory (393220 bytes) does not fit the "
                                                 "in-weights machine rvformer-vector's (393216 bytes)"));
   std::string later = write_source(
-      "rope.c", "#include <rvformer_vector.h>\nint main(void) { vu_set_vl(2); vu_set_hs(2); vu_rope(0, 0); return 0; }\n");
+      "attend.c",
+      "#include <rvformer_vector.h>\nint main(void) { vu_set_vl(1); vu_set_hs(1); vu_attend(32, 0); return 0; }\n");
   ProcessResult not_yet = rvformer({"run", "--machine", "rvformer-vector", later});
   EXPECT_EQ(not_yet.exit_status, 4);
-  EXPECT_THAT(not_yet.standard_error, HasSubstr("(vu.rope "));
+  EXPECT_THAT(not_yet.standard_error, HasSubstr("(vu.attend "));
   EXPECT_THAT(not_yet.standard_error,
               HasSubstr("): the rvformer-vector machine's weights do not have this vector unit instruction yet"));
   EXPECT_EQ(rvformer({"run", "--on", "emulator", "--machine", "rvformer-vector", later}).exit_status, 0);

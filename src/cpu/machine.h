@@ -103,9 +103,10 @@ struct Machine {
 };
 
 // Whether the machine `spec` describes decodes `op` (rv32_ops.h): RV32IM, Zba and FENCE always, the
-// big-integer unit's instructions with that unit, and the vector unit's data moves (vu.put, vu.get,
-// vu.wget, vu.kput, vu.vput) and configuration writes (vu.set*) with that unit, whose operations its
-// circuit does not have yet. Every other word is an illegal instruction there.
+// big-integer unit's instructions with that unit, and with the vector unit its data moves (vu.put,
+// vu.get, vu.wget, vu.kput, vu.vput), configuration writes (vu.set*) and the operations that go a
+// line at a time (vu.add16, vu.mul16, vu.silu, vu.argmax, vu.rmsnorm, vu.rope). Every other word,
+// the unit's other operations among them, is an illegal instruction there.
 bool decodes_op(const program::MachineSpec& spec, int op);
 
 std::unique_ptr<Machine> build_machine(const program::MachineSpec& spec = program::kDefaultMachine);

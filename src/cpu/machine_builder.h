@@ -209,12 +209,13 @@ struct VectorLines {
   SignalId binary = 0;            // vu.add16 or vu.mul16 executes
   SignalId computes = 0;          // writes lines and k < 16: the pass computes element k of line l
   SignalId commits = 0;           // writes lines and k = 16: the pass commits line l
+  SignalId live = 0;              // computes, and the element 16·l + k is below VL
   Bits line_a, line_b;            // the AM lines rs1/16 + l and rs2/16 + l
   // The same as forms of the decoder's one-hot signals, 1 when they hold and at most 0 otherwise,
   // for AM's row selects, which an AND of them would put an MLP stage later: whether the pass reads
   // the first operand's line, the second's when it is another than the first's (the binary
   // operations) or the only one read (vu.rmsnorm); whether it commits; whether its VEC is an output
-  // element (vu.add16, vu.mul16, vu.silu, vu.rmsnorm).
+  // element (vu.add16, vu.mul16, vu.silu, vu.rmsnorm, vu.rope).
   Form reads_a_on, reads_b_on, norm_reads_on, commits_on, writes_lines_on;
   // vu.argmax reads line i = 16·g + k of its vector in the pass after LINE(g) and k VEC tokens (g
   // the low 4 bits of LINE's payload; its bit 7 is the second half): line rs1/16 + i.
@@ -232,6 +233,9 @@ struct VectorLines {
   Bits latched, latch_value;
   SignalId latches = 0;
 };
+
+// WM's read-out: the 16 words of the line read (half a[5], word a[4:2]), 8 nibble lanes each.
+using WeightRows = std::vector<std::vector<SignalId>>;
 
 // The two halves of the vector unit's AM read-out: banks of even numbers read into even, odd ones
 // into odd, 32 elements of 7 lanes each, so that one pass reads a line from a bank of each parity.
@@ -316,9 +320,10 @@ class MachineBuilder {
   void add_bigint_unit();
   // vector_unit.cpp
   void add_vector_unit();
-  void add_vector_weight_memory();             // WM and vu.wget
+  WeightRows add_vector_weight_memory();       // WM and vu.wget
+  Form weight_address_outside(Gates& g, const Bits& address, int low_zero_bits);
   VectorRegisters add_vector_registers();      // the configuration written by vu.set*
-  VectorLines add_vector_lines();              // where an elementwise operation stands
+  VectorLines add_vector_lines(const VectorRegisters& registers);  // where an operation by lines stands
   // AM, vu.put's line buffer (which an elementwise operation stages its lines in) and vu.get;
   // returns the read-out, which vu.kput, vu.vput and the operations read too.
   ActivationRows add_vector_activation_memory(const VectorLines& lines);
@@ -330,6 +335,8 @@ class MachineBuilder {
   void add_vector_argmax(const VectorLines& lines, const ActivationRows& am, const VectorRegisters& registers);
   // vu.rmsnorm's first two passes: the scale from the whole vector, then LINE(0) with the scale latched.
   void add_vector_norm_scale(const VectorLines& lines, const ActivationRows& am, const VectorRegisters& registers);
+  void add_vector_rope(const VectorLines& lines, const ActivationRows& am, const WeightRows& wm,
+                       const VectorRegisters& registers);
   // Adds element k of AM line `line`, out of the read-out, to `bits` (13) when `select` holds.
   void add_line_element(Gates& g, const ActivationRows& am, const Bits& line, int k, const std::vector<Literal>& select,
                         const Bits& bits);

@@ -3,13 +3,15 @@
 // reads a word of it into rd; its activation memory (AM), which vu.put writes a line at a time
 // through a line buffer and vu.get reads an element of; its KV cache, which vu.kput and vu.vput
 // fill from AM rows; the configuration registers the vu.set* instructions write; and the
-// elementwise operations, the argmax and the norm.
+// elementwise operations, the argmax, the norm and the rotations.
 //
 // WM is banks of 128 rows × 16 words (8 per half) at four bits a lane, each lane the level 0 or
 // 2^(n − 1) of its nibble n: a word takes 8 lanes, a bank 8 KiB, so 384 KiB take 48 banks where two
-// bits a lane would take 96. vu.wget's address is rs1 itself: bank rs1[18:13], row rs1[12:6], half
-// rs1[5], word rs1[4:2]; an address outside WM or not a multiple of 4 makes it an illegal
-// instruction, as on the golden emulator.
+// bits a lane would take 96. A bank row is a 64-byte line, consecutive lines in consecutive banks
+// (weight_memory_place), so that a matrix row of several lines is one row of several banks. Every
+// read takes the line that layer 0 keeps from the last WLINE token, which the first pass of vu.wget
+// (and of vu.rope, for its table) sends, so that WM's row selects wait for no register; an address
+// outside WM or not a multiple of 4 makes vu.wget an illegal instruction, as on the golden emulator.
 //
 // AM is 8 banks of 128 rows × 32 elements (16 per half) of 13 bits, two bits a lane: element e is
 // in bank e[7:5], row e[14:8], half e[4], lanes 7·e[3:0] .. + 6. A write replaces a half-row, so
@@ -23,12 +25,13 @@
 // 32 consecutive slots, a row of every bank. vu.kput and vu.vput read the 32 elements as one row
 // of one AM bank.
 //
-// The operations that go a line at a time (vu.add16, vu.mul16, vu.silu, vu.argmax, and vu.rmsnorm
-// after the passes that take its scale from its vector, a bank's row a pass) take a pass per output
-// element or line, each sending a VEC token, with LINE tokens between groups of 16; where the
-// operation stands lives in layer 0, written from those tokens, and the instruction is fetched
-// again in every pass, since neither token moves the PC. AM's banks read into two sets of signals,
-// the even banks' and the odd ones', so that a pass reads a line from a bank of each parity.
+// The operations that go a line at a time (vu.add16, vu.mul16, vu.silu, vu.rope after its WLINE,
+// vu.argmax, and vu.rmsnorm after the passes that take its scale from its vector, a bank's row a
+// pass) take a pass per output element or line, each sending a VEC token, with LINE tokens between
+// groups of 16; where the operation stands lives in layer 0, written from those tokens, and the
+// instruction is fetched again in every pass, since neither token moves the PC. AM's banks read
+// into two sets of signals, the even banks' and the odd ones', so that a pass reads a line from a
+// bank of each parity.
 #include <bit>
 
 #include "circuit/vector_elementwise.h"
@@ -59,17 +62,31 @@ Form any_of(Gates& g, const std::string& name, const Bits& bits) { return F(g.an
 
 void MachineBuilder::add_vector_unit() {
   if (!spec_.vector_weight_bytes) return;
-  add_vector_weight_memory();
+  const WeightRows wm = add_vector_weight_memory();
   const VectorRegisters registers = add_vector_registers();
-  const VectorLines lines = add_vector_lines();
+  const VectorLines lines = add_vector_lines(registers);
   const ActivationRows am = add_vector_activation_memory(lines);
   add_vector_kv_cache(am);
   add_vector_elementwise(lines, am, registers);
   add_vector_argmax(lines, am, registers);
   add_vector_norm_scale(lines, am, registers);
+  add_vector_rope(lines, am, wm, registers);
 }
 
-void MachineBuilder::add_vector_weight_memory() {
+// [address is not a multiple of 2^`low_zero_bits` or lies past WM], as a form of new signals.
+Form MachineBuilder::weight_address_outside(Gates& g, const Bits& address, int low_zero_bits) {
+  const int banks = static_cast<int>(spec_.vector_weight_bytes / kVectorWeightBankBytes);
+  const int bank_bits = std::bit_width(static_cast<unsigned>(banks - 1));
+  constexpr int kLow = 13;  // the bank's bits start here
+  Form outside;
+  for (int i = 0; i < low_zero_bits; ++i) outside += F(address[i]);
+  for (int i = kLow + bank_bits; i < 32; ++i) outside += F(address[i]);
+  SignalId past_last = g.signal("past_last_bank");
+  g.add_step(past_last, circuit::binary_value(slice(address, kLow, bank_bits)), banks);
+  return outside + F(past_last);
+}
+
+WeightRows MachineBuilder::add_vector_weight_memory() {
   const int banks = static_cast<int>(spec_.vector_weight_bytes / kVectorWeightBankBytes);
   const int bank_bits = std::bit_width(static_cast<unsigned>(banks - 1));
   const int half_row_bits = 8 + bank_bits, line_bits = half_row_bits - 1;
@@ -80,16 +97,9 @@ void MachineBuilder::add_vector_weight_memory() {
   Gates g = gates("vector");
   SignalId wget = decoded_.op[kVuWget];
   const Bits& address = operands_.rs1;
-  constexpr int kLow = 13;  // the bank's bits start here
-  const int top = kLow + bank_bits;
 
   // Illegal operands: a low bit set, a bit above the banks set, or a bank number past the last.
-  Form outside = F(address[0]) + F(address[1]);
-  for (int i = top; i < 32; ++i) outside += F(address[i]);
-  SignalId past_last = g.signal("past_last_bank");
-  g.add_step(past_last, circuit::binary_value(slice(address, kLow, bank_bits)), banks);
-  outside += F(past_last);
-  SignalId illegal = g.all("illegal_operand", {lit(wget), lit(g.any("outside", outside))});
+  SignalId illegal = g.all("illegal_operand", {lit(wget), lit(g.any("outside", weight_address_outside(g, address, 2)))});
   illegal_operands_.push_back(illegal);
 
   // The first pass sends WLINE(address[..:6]), the pass fed it reads that line (and the passes fed
@@ -97,9 +107,12 @@ void MachineBuilder::add_vector_weight_memory() {
   const SignalId is_wline = in_.is(TokenKind::kWline);
   const SignalId reads_word =
       g.any("reads_word", F(is_wline) + F(in_.is(TokenKind::kHi)) + F(in_.is(TokenKind::kTop)));
-  vector_wline_pass_ = g.all("wline_pass", {lit(wget), nlit(reads_word), nlit(illegal), nlit(control_.in_report)});
+  const std::vector<Literal> first_pass{lit(wget), nlit(reads_word), nlit(illegal), nlit(control_.in_report)};
+  const SignalId sends_wline = g.all("sends_wline", first_pass);
+  vector_wline_pass_ = g.signal("wline_pass");
+  g.add_all(vector_wline_pass_, first_pass);
   Gates out = g.sub("wline");
-  for (int i = 0; i < line_bits; ++i) add_result_bit(out, i, {lit(vector_wline_pass_), lit(address[6 + i])});
+  for (int i = 0; i < line_bits; ++i) add_result_bit(out, i, {lit(sends_wline), lit(address[6 + i])});
   const Bits weight_line = add_weight_line_latch();
 
   const double top_level = stored_level((1 << kVectorWeightLaneBits) - 1);
@@ -126,6 +139,7 @@ void MachineBuilder::add_vector_weight_memory() {
                        join(match_bits(address, 2, 4, static_cast<std::uint32_t>(slot)), {lit(wget), lit(reads_word)}),
                        word, kVectorWeightLaneBits);
   write_result(forms_of(word), "vector.wget", {nlit(illegal)});
+  return read;
 }
 
 // The payload of the last WLINE, the line every WM read takes: a register written from the token
@@ -341,7 +355,7 @@ void MachineBuilder::add_vector_kv_cache(const ActivationRows& am) {
 // a completing token sets to 1, VEC halves and LINE clears, which counts the VEC tokens a norm sends
 // before its first LINE; and LINE's payload. VEC and LINE do not complete a step, so the PC stays
 // on the operation until its final VAL(0).
-VectorLines MachineBuilder::add_vector_lines() {
+VectorLines MachineBuilder::add_vector_lines(const VectorRegisters& registers) {
   auto is = [&](TokenKind kind) { return F(in_.is(kind)); };
   VectorLines v;
   SignalId count = c_.add_read_signal("vector.op.count", 0, 1, kCounterQuantum);
@@ -368,10 +382,10 @@ VectorLines MachineBuilder::add_vector_lines() {
   v.running = g.any("running", circuit::sum_of(v.element));
   const SignalId norm = decoded_.op[kVuRmsnorm];
   const Form binary = F(decoded_.op[kVuAdd16]) + F(decoded_.op[kVuMul16]);
-  const Form elementwise = binary + F(decoded_.op[kVuSilu]);
+  const Form elementwise = binary + F(decoded_.op[kVuSilu]), rope = F(decoded_.op[kVuRope]);
   const std::vector<SignalId> computing(v.element.begin(), v.element.begin() + kVectorLineElements);
-  v.writes_lines_on = elementwise + F(norm);
-  v.reads_a_on = elementwise + circuit::sum_of(computing) - 1;
+  v.writes_lines_on = elementwise + F(norm) + rope;
+  v.reads_a_on = elementwise + rope + circuit::sum_of(computing) - 1;
   v.reads_b_on = binary + circuit::sum_of(computing) + F(g.exclusive_or("bit5_differs", operands_.rs1[5], operands_.rs2[5])) - 2;
   v.norm_reads_on = F(norm) + circuit::sum_of(computing) - 1;
   v.commits_on = v.writes_lines_on + F(v.element[kVectorLineElements]) - 1;
@@ -386,6 +400,11 @@ VectorLines MachineBuilder::add_vector_lines() {
   g.add_all(vector_line_pass_, {lit(v.by_lines), nlit(v.running)});
   v.computes = g.relu("computes", v.writes_lines_on + circuit::sum_of(computing) - 1, 1);
   v.commits = g.relu("commits", v.commits_on, 1);
+  // Element i = 16·l + k is live below VL; past it the pass sends VEC(0).
+  Forms index = v.k;
+  index.resize(32);
+  for (int j = 0; j < kVectorLineIndexBits; ++j) index[4 + j] = F(v.line[j]);
+  v.live = circuit::compare32(g.sub("live"), index, forms_of(registers.vl), Enable(v.computes)).less_unsigned;
   const int line_bits = kVectorElementAddressBits - 4;
   v.line_a = circuit::narrow_sum(g, "line_a", line_bits, forms_of(slice(operands_.rs1, 4, line_bits)), forms_of(v.line));
   v.line_b = circuit::narrow_sum(g, "line_b", line_bits, forms_of(slice(operands_.rs2, 4, line_bits)), forms_of(v.line));
@@ -455,7 +474,8 @@ void MachineBuilder::add_vector_elementwise(const VectorLines& v, const Activati
   bad_norm += any_of(c, "y_misaligned", slice(y, 0, 5)) +
               any_of(c, "y_high", slice(y, kVectorElementAddressBits, 32 - kVectorElementAddressBits));
   bad_norm += F(c.all("across_rows", {lit(y[5]), lit(y[6]), lit(y[7]), lit(vl_past_32)}));
-  const Form illegal = F(c.all("bad_operation", {lit(c.any("checks_lines", F(v.by_lines) + F(norm))), lit(bad_lines)})) +
+  const SignalId checks_lines = c.any("checks_lines", F(v.by_lines) + F(norm) + F(decoded_.op[kVuRope]));
+  const Form illegal = F(c.all("bad_operation", {lit(checks_lines), lit(bad_lines)})) +
                        F(c.all("bad_pair", {lit(v.binary), lit(c.any("bad_binary", bad_binary))})) +
                        F(c.all("bad_shift", {lit(mul), lit(c.any("shift_outside", bad_shift))})) +
                        F(c.all("bad_norm", {lit(norm), lit(c.any("norm_outside", bad_norm))}));
@@ -481,14 +501,9 @@ void MachineBuilder::add_vector_elementwise(const VectorLines& v, const Activati
                                slice(v.latched, kNormEntryBits, kNormHalfEBits), inverse_roots,
                                Enable({lit(norm), lit(v.computes)}))};
 
-  // Element i = 16·l + k is live below VL; past it the pass sends VEC(0).
-  Forms index = v.k;
-  index.resize(32);
-  for (int j = 0; j < kVectorLineIndexBits; ++j) index[4 + j] = F(v.line[j]);
-  const SignalId live = circuit::compare32(g.sub("live"), index, forms_of(vl), Enable(v.computes)).less_unsigned;
   Gates out = g.sub("out");
   for (int i = 0; i < kVectorElementBits; ++i)
-    add_result_bit(out, i, {lit(live)}, F(results[0][i]) + F(results[1][i]) + F(results[2][i]) + F(results[3][i]));
+    add_result_bit(out, i, {lit(v.live)}, F(results[0][i]) + F(results[1][i]) + F(results[2][i]) + F(results[3][i]));
 
   // After a line's sixteenth VEC: LINE(l + 1) while 16·(l + 1) < VL, else the operation ends.
   const Bits next_line = circuit::narrow_sum(g, "next_line", kVectorLineIndexBits + 1, forms_of(v.line), {Form(1.0)});
@@ -656,6 +671,70 @@ void MachineBuilder::add_vector_norm_scale(const VectorLines& v, const Activatio
   g.add_relu(v.latches, F(starts_lines));
   for (int i = 0; i < kVectorResultBits; ++i) g.add_all(v.latch_value[i], {lit(starts_lines), lit(in_.vec[i])});
   g.add_relu(vector_line_pass_, F(starts_lines));
+}
+
+// vu.rope a line at a time (docs/vector-unit.md): its first pass sends WLINE(table >> 6), so that
+// every later pass reads the table's line of WM; the pass fed it sends LINE(0); then element k of
+// line l is the rotation of the line's pair k/2 by the table's cosine and sine k/2, sent and
+// written as the elementwise operations' elements are.
+void MachineBuilder::add_vector_rope(const VectorLines& v, const ActivationRows& am, const WeightRows& wm,
+                                     const VectorRegisters& registers) {
+  Gates g = gates("vector.rope");
+  const SignalId rope = decoded_.op[kVuRope];
+  const Bits& table = operands_.rs2;
+  constexpr int kPairs = kVectorLineElements / 2, kEntryBits = 16, kTableLowBits = 5;  // a table: 32 bytes
+
+  // Illegal operands beyond the lines' (add_vector_elementwise): an odd VL, the table not a multiple
+  // of 32 or past WM.
+  Gates c = g.sub("check");
+  const SignalId bad = c.any("bad", F(registers.vl[0]) + weight_address_outside(c, table, kTableLowBits));
+  const SignalId illegal = c.all("illegal", {lit(rope), lit(bad)});
+  illegal_operands_.push_back(illegal);
+
+  const SignalId is_wline = in_.is(TokenKind::kWline);
+  const std::vector<Literal> first_pass{lit(rope), nlit(v.running), nlit(is_wline), nlit(illegal),
+                                        nlit(control_.in_report)};
+  const SignalId sends_wline = g.all("sends_wline", first_pass);
+  g.add_all(vector_wline_pass_, first_pass);
+  Gates out = g.sub("out");
+  for (int i = 0; i < kVectorWeightLineBits; ++i) add_result_bit(out, i, {lit(sends_wline), lit(table[6 + i])});
+  g.add_all(vector_line_pass_, {lit(rope), nlit(v.running), lit(is_wline)});
+
+  // Pair p = k/2: its elements from line l, its cosine and sine from bytes 2p and 16 + 2p of the
+  // table's half of the WM line (table[5]), four nibble lanes each.
+  const SignalId computes = g.all("computes", {lit(rope), lit(v.computes)});
+  circuit::RopeOperands pair_operands;
+  auto signals = [&](Gates& s, const std::string& name, int count) {
+    Bits bits;
+    for (int i = 0; i < count; ++i) bits.push_back(s.signal(indexed(name, i)));
+    return bits;
+  };
+  Gates e = g.sub("operands");
+  pair_operands.a = signals(e, "a", kVectorElementBits);
+  pair_operands.b = signals(e, "b", kVectorElementBits);
+  pair_operands.cos = signals(e, "cos", kEntryBits);
+  pair_operands.sin = signals(e, "sin", kEntryBits);
+  Form even;
+  for (int p = 0; p < kPairs; ++p) {
+    even += F(v.element[2 * p]);
+    const SignalId pair = e.any(indexed("pair", p), F(v.element[2 * p]) + F(v.element[2 * p + 1]));
+    add_line_element(e, am, v.line_a, 2 * p, {lit(computes), lit(pair)}, pair_operands.a);
+    add_line_element(e, am, v.line_a, 2 * p + 1, {lit(computes), lit(pair)}, pair_operands.b);
+    for (int half = 0; half < 2; ++half)
+      for (const bool sine : {false, true}) {
+        const int byte = 32 * half + 16 * sine + 2 * p, lane = 2 * (byte % 4);
+        const std::vector<SignalId>& word = wm[byte / 4];
+        add_levels_as_bits(e, std::vector<SignalId>(word.begin() + lane, word.begin() + lane + 4),
+                           {lit(computes), lit(pair), half ? lit(table[5]) : nlit(table[5])},
+                           sine ? pair_operands.sin : pair_operands.cos, kVectorWeightLaneBits);
+      }
+  }
+  const auto [first, second] = circuit::rope_pair(g.sub("rotation"), pair_operands, Enable(computes));
+  const SignalId even_element = g.any("even", even);
+  for (int i = 0; i < kVectorElementBits; ++i) {
+    add_result_bit(out, i, {lit(v.live), lit(even_element)}, F(first[i]));
+    add_result_bit(out, i, {lit(v.live), nlit(even_element)}, F(second[i]));
+  }
 }
 
 // The configuration registers, two to a single-row bank (a write replaces its half only): each

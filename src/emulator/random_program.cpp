@@ -342,15 +342,16 @@ class StreamGenerator {
     }
     return item;
   }
-  // vu.add16, vu.mul16 (a random shift), vu.silu, vu.argmax and vu.rmsnorm (a random epsilon term)
-  // in turn, over 1..48 elements at a random line x, the second operand x itself or the line 32
-  // elements off it (bit 5 flipped), or for the norm a random vector within one AM row, as the unit
-  // requires.
+  // vu.add16, vu.mul16 (a random shift), vu.silu, vu.argmax, vu.rmsnorm (a random epsilon term) and
+  // vu.rope in turn, over 1..48 elements (an even count for vu.rope) at a random line x, the second
+  // operand x itself or the line 32 elements off it (bit 5 flipped), for the norm a random vector
+  // within one AM row, as the unit requires, and for vu.rope a random table of WM.
   void line_operation(Item& item, std::uint8_t address, std::uint8_t value) {
     constexpr std::uint32_t kLine = program::kVectorLineElements, kBankRow = 2 * kLine, kRow = 8 * kBankRow;
-    constexpr std::array kOps{Op::kVuAdd16, Op::kVuMul16, Op::kVuSilu, Op::kVuArgmax, Op::kVuRmsnorm};
+    constexpr std::array kOps{Op::kVuAdd16, Op::kVuMul16, Op::kVuSilu, Op::kVuArgmax, Op::kVuRmsnorm, Op::kVuRope};
+    constexpr std::uint32_t kRopeTable = 32;
     const Op op = kOps[line_operations_++ % kOps.size()];
-    const auto count = static_cast<std::uint32_t>(pick(1, 3 * kLine));
+    const auto count = static_cast<std::uint32_t>(op == Op::kVuRope ? 2 * pick(1, 3 * kLine / 2) : pick(1, 3 * kLine));
     append_load_immediate(item.instructions, address, count);
     item.instructions.push_back(make(Op::kVuSetvl, 0, address, 0, 0));
     if (op == Op::kVuMul16 || op == Op::kVuRmsnorm) {
@@ -362,8 +363,11 @@ class StreamGenerator {
     }
     const std::uint32_t x = kLine * static_cast<std::uint32_t>(pick(0, program::kVectorActivationElements / kLine - 8));
     append_load_immediate(item.instructions, address, x);
-    const bool two_operands = op == Op::kVuAdd16 || op == Op::kVuMul16 || op == Op::kVuRmsnorm;
-    if (op == Op::kVuRmsnorm) {
+    const bool two_operands = op == Op::kVuAdd16 || op == Op::kVuMul16 || op == Op::kVuRmsnorm || op == Op::kVuRope;
+    if (op == Op::kVuRope) {
+      append_load_immediate(item.instructions, value,
+                            kRopeTable * static_cast<std::uint32_t>(pick(0, program::kVectorWeightBytes / kRopeTable - 1)));
+    } else if (op == Op::kVuRmsnorm) {
       const int last_bank = count > kBankRow ? 6 : 7;
       append_load_immediate(item.instructions, value,
                             kRow * static_cast<std::uint32_t>(pick(0, program::kVectorActivationElements / kRow - 1)) +

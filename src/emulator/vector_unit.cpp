@@ -25,7 +25,7 @@ constexpr std::uint32_t kBankRowElements = 32;           // AM as the weights ho
 constexpr std::uint32_t kAmRowElements = 256;            // and a row of all 8 banks
 constexpr std::uint32_t kMaxPositions = 512;             // vu.attend's VL
 constexpr std::uint32_t kAttentionBlock = 32;            // positions vu.attend takes at a time
-constexpr std::uint32_t kMaxHeadSize = 512;              // HS
+constexpr std::uint32_t kRopeTableBytes = 32;            // vu.rope's table: 8 cosines, then 8 sines
 constexpr std::uint32_t kMaxAttentionHeadSize = 8;       // HS of vu.attend: scores within ±2^22
 constexpr std::uint32_t kMinShift = 1, kMaxShift = 62;  // a requantisation pair's shift
 constexpr std::uint32_t kMaxMultiplier = 255;           // and its multiplier, from 0
@@ -379,24 +379,19 @@ bool VectorUnit::silu(std::uint32_t x) {
   return true;
 }
 
-// Pairs (x[2j], x[2j+1]) rotated by the Q14 cos and sin of entry (2j mod HS) / 2 of the int16
-// tables at WM byte addresses `cos_address` and AUX.
-bool VectorUnit::rope(std::uint32_t x, std::uint32_t cos_address) {
-  const std::uint32_t n = count(), head_size = registers_[kHs], sin_address = registers_[kAux];
-  if (!in_range(n, 1, kMaxCount) || n % 2 != 0 || !in_range(head_size, 1, kMaxHeadSize) || head_size % 2 != 0 ||
-      cos_address % 2 != 0 || sin_address % 2 != 0 || !in_activations(x, n))
+// A line at a time: pair p of a line (elements 2p and 2p + 1, p < 8) rotated by the Q14 cosine
+// and sine p of the table at WM `table`, a multiple of its 32 bytes (8 int16 cosines, then 8 sines).
+bool VectorUnit::rope(std::uint32_t x, std::uint32_t table) {
+  const std::uint32_t n = count();
+  if (!in_range(n, 1, kMaxCount) || n % 2 != 0 || !whole_lines(x, n) || table % kRopeTableBytes != 0 ||
+      !in_weights(table, kRopeTableBytes))
     return false;
-  const std::uint32_t table_bytes = std::min(n, head_size);  // the entries below min(n, HS) / 2 are read
-  if (!in_weights(cos_address, table_bytes) || !in_weights(sin_address, table_bytes)) return false;
-  result_.resize(n);
-  for (std::uint32_t i = 0; i < n; i += 2) {
-    const std::uint32_t entry = 2 * ((i % head_size) / 2);  // its byte offset in each table
-    const std::int64_t cos = weight_half(cos_address + entry), sin = weight_half(sin_address + entry);
-    const std::int64_t a = activations_[x + i], b = activations_[x + i + 1];
-    result_[i] = to_activation(round_shift(a * cos - b * sin, kFracRope));
-    result_[i + 1] = to_activation(round_shift(a * sin + b * cos, kFracRope));
-  }
-  write_result(x);
+  write_lines(x, n, [&](std::uint32_t i) {
+    const std::uint32_t first = i & ~1u, entry = first % kLineElements;  // the pair's byte offset in each half
+    const std::int64_t cos = weight_half(table + entry), sin = weight_half(table + kRopeTableBytes / 2 + entry);
+    const std::int64_t a = activations_[x + first], b = activations_[x + first + 1];
+    return to_activation(round_shift(i % 2 == 0 ? a * cos - b * sin : a * sin + b * cos, kFracRope));
+  });
   return true;
 }
 

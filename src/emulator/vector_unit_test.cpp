@@ -571,29 +571,26 @@ TEST(VectorUnit, SiluMatchesTheReferenceOnEveryElementValue) {
   EXPECT_TRUE(same_memories(program.run(), program));
 }
 
+// vu.rope's table is a line's: pair p of every line takes entries p, so it rotates as story_rope
+// with a head of 16 elements does.
+void rope_reference(std::vector<std::int16_t>& x, const std::vector<std::int16_t>& table) {
+  story_rope(x.data(), table.data(), table.data() + 8, static_cast<int>(x.size()), 16);
+}
+
 TEST(VectorUnit, RopeMatchesTheReference) {
   std::mt19937 random(800);
-  struct Case {
-    std::uint32_t n, head_size;
-  };
-  for (Case c : {Case{2, 2}, Case{8, 8}, Case{16, 8}, Case{6, 64}, Case{64, 64}, Case{30, 10}, Case{4096, 64},
-                 Case{512, 512}, Case{1024, 512}, Case{4096, 2}}) {
+  for (std::uint32_t n : {2u, 8u, 16u, 30u, 64u, 100u, 512u, 4096u}) {
     VectorProgram program;
-    const std::uint32_t entries = c.head_size / 2, cos = 2 * (random() % 100), sin = 4096 + 2 * (random() % 100);
-    // Q14 angles' tables: values in [−2^14, 2^14], as cos and sin are.
-    const std::vector<std::int16_t> cos_table = random_vector(entries, random, 16384);
-    const std::vector<std::int16_t> sin_table = random_vector(entries, random, 16384);
-    // Tables put from a word boundary, the odd offset kept by shifting the table itself.
-    std::vector<std::int16_t> cos_words(cos % 4 / 2, 0), sin_words(sin % 4 / 2, 0);
-    cos_words.insert(cos_words.end(), cos_table.begin(), cos_table.end());
-    sin_words.insert(sin_words.end(), sin_table.begin(), sin_table.end());
-    program.put_table(cos - cos % 4, cos_words).put_table(sin - sin % 4, sin_words);
-    std::vector<std::int16_t> x = random_vector(c.n, random);
-    program.put_activations(50, x);
-    program.set(Op::kVuSetvl, c.n).set(Op::kVuSeths, c.head_size).set(Op::kVuSetaux, sin).op(Op::kVuRope, 50, cos);
-    story_rope(x.data(), cos_table.data(), sin_table.data(), static_cast<int>(c.n), static_cast<int>(c.head_size));
-    program.write_activations(50, x);
-    EXPECT_TRUE(same_memories(program.run(), program)) << c.n << " elements, head size " << c.head_size;
+    const std::uint32_t table = 32 * (random() % 1000);
+    // Q14 angles: values in [−2^14, 2^14], as cos and sin are.
+    const std::vector<std::int16_t> entries = random_vector(16, random, 16384);
+    program.put_table(table, entries);
+    std::vector<std::int16_t> x = random_vector(n, random);
+    program.put_activations(48, x);
+    program.set(Op::kVuSetvl, n).op(Op::kVuRope, 48, table);
+    rope_reference(x, entries);
+    program.write_lines(48, x);
+    EXPECT_TRUE(same_memories(program.run(), program)) << n << " elements";
   }
 }
 
@@ -607,11 +604,12 @@ TEST(VectorUnit, RopeOfTheExtremesMatchesTheReference) {
       for (std::int16_t a : element_extremes)
         for (std::int16_t b : element_extremes) x.insert(x.end(), {a, b});
       VectorProgram program;
-      program.put_table(0, {cos, 0}).put_table(4, {sin, 0}).put_activations(0, x);
-      const auto n = static_cast<std::uint32_t>(x.size());
-      program.set(Op::kVuSetvl, n).set(Op::kVuSeths, 2).set(Op::kVuSetaux, 4).op(Op::kVuRope, 0, 0);
-      story_rope(x.data(), &cos, &sin, static_cast<int>(n), 2);
-      program.write_activations(0, x);
+      std::vector<std::int16_t> table(8, cos);
+      table.resize(16, sin);
+      program.put_table(0, table).put_activations(0, x);
+      program.set(Op::kVuSetvl, static_cast<std::uint32_t>(x.size())).op(Op::kVuRope, 0, 0);
+      rope_reference(x, table);
+      program.write_lines(0, x);
       EXPECT_TRUE(same_memories(program.run(), program)) << "cos " << cos << ", sin " << sin;
     }
 }
@@ -758,13 +756,12 @@ TEST(VectorUnit, OutputsSaturateAtThirteenBits) {
     expect_lines(3072, product);
   }
   // Rotations by cos 1, sin 0 (the pair itself) and cos = sin = 1 (a − b, a + b).
-  program.put_table(4096, {16384, 16384, 0, 16384});  // cos at WM 4096, sin at WM 4100
-  program.put_activations(5000, a).set(Op::kVuSetvl, n).set(Op::kVuSeths, 4).set(Op::kVuSetaux, 4100);
-  program.op(Op::kVuRope, 5000, 4096);
+  const std::vector<std::int16_t> table = {16384, 16384, 16384, 16384, 16384, 16384, 16384, 16384,
+                                           0,     16384, 0,     16384, 0,     16384, 0,     16384};
+  program.put_table(4096, table).put_activations(5008, a).set(Op::kVuSetvl, n).op(Op::kVuRope, 5008, 4096);
   std::vector<std::int16_t> rotated = a;
-  const std::int16_t cos[] = {16384, 16384}, sin[] = {0, 16384};
-  story_rope(rotated.data(), cos, sin, static_cast<int>(n), 4);
-  expect(5000, rotated);
+  rope_reference(rotated, table);
+  expect_lines(5008, rotated);
   // Attention over one position: the output is the value, saturated; heads of 8 from element 0 and 4.
   program.put_activations(6000, a).put_kv(Op::kVuKput, 0, 7008, b).put_kv(Op::kVuVput, 0, 8000, a);
   program.set(Op::kVuSetvl, 1).set(Op::kVuSeths, 8).set(Op::kVuSetsrc, 0);
@@ -1028,12 +1025,10 @@ TEST(VectorUnit, OperandsReachingTheEndsOfTheMemoriesAreLegal) {
   for (std::uint32_t j = 0; j < kCols; ++j)
     row[j] = story_requant13(program.matrix_weights(kMatrix, kRows)[(kRows - 1) * kCols + j], last_pair);
   program.write_activations(0, row);
-  // Rope tables in the last bytes of WM (the matrix's last weights read as int16) and on AM's end.
-  program.set(Op::kVuSetvl, 512).set(Op::kVuSeths, 512).set(Op::kVuSetaux, kWeightBytes - 512);
-  program.op(Op::kVuRope, kElements - 512, kWeightBytes - 512);
+  // The rotations' table in the last bytes of WM (the matrix's last weights read as int16), on AM's end.
+  program.set(Op::kVuSetvl, 512).op(Op::kVuRope, kElements - 512, kWeightBytes - 32);
   std::vector<std::int16_t> rotated = program.activations_at(kElements - 512, 512);
-  const std::vector<std::int16_t> table = program.table_at(kWeightBytes - 512, 256);
-  story_rope(rotated.data(), table.data(), table.data(), 512, 512);
+  rope_reference(rotated, program.table_at(kWeightBytes - 32, 16));
   program.write_activations(kElements - 512, rotated);
   // Attention with the largest head at the end of the KV cache's last three slots, their vectors put
   // from AM's end.
@@ -1149,20 +1144,13 @@ const IllegalCase kIllegalCases[] = {
     {"vu.silu with VL 4097", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4097).op(Op::kVuSilu, 0); }},
     {"vu.silu with x's last line past AM", [](VectorProgram& p) { p.set(Op::kVuSetvl, 17).op(Op::kVuSilu, kEnd - 16); }},
     {"vu.silu with x not a line's first element", [](VectorProgram& p) { p.op(Op::kVuSilu, 4); }},
-    {"vu.rope with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuRope, 0, 1000); }},
-    {"vu.rope with an odd VL", [](VectorProgram& p) { p.set(Op::kVuSetvl, 3).op(Op::kVuRope, 0, 1000); }},
-    {"vu.rope with VL 4098", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4098).op(Op::kVuRope, 0, 1000); }},
-    {"vu.rope with HS 0", [](VectorProgram& p) { p.set(Op::kVuSeths, 0).op(Op::kVuRope, 0, 1000); }},
-    {"vu.rope with an odd HS", [](VectorProgram& p) { p.set(Op::kVuSeths, 3).op(Op::kVuRope, 0, 1000); }},
-    {"vu.rope with HS 514", [](VectorProgram& p) { p.set(Op::kVuSeths, 514).op(Op::kVuRope, 0, 1000); }},
-    {"vu.rope with an odd cos address", [](VectorProgram& p) { p.op(Op::kVuRope, 0, 1001); }},
-    {"vu.rope with an odd sin address", [](VectorProgram& p) { p.set(Op::kVuSetaux, 2001).op(Op::kVuRope, 0, 1000); }},
-    // VL 4 and HS 4 read two entries of each table: 4 bytes.
-    {"vu.rope with the cos table past WM",
-     [](VectorProgram& p) { p.set(Op::kVuSeths, 4).op(Op::kVuRope, 0, kWeightBytes - 2); }},
-    {"vu.rope with the sin table past WM",
-     [](VectorProgram& p) { p.set(Op::kVuSeths, 4).set(Op::kVuSetaux, kWeightBytes - 2).op(Op::kVuRope, 0, 1000); }},
-    {"vu.rope with x past AM", [](VectorProgram& p) { p.op(Op::kVuRope, kEnd - 3, 1000); }},
+    {"vu.rope with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuRope, 0, 992); }},
+    {"vu.rope with an odd VL", [](VectorProgram& p) { p.set(Op::kVuSetvl, 3).op(Op::kVuRope, 0, 992); }},
+    {"vu.rope with VL 4098", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4098).op(Op::kVuRope, 0, 992); }},
+    {"vu.rope with its table not a multiple of 32", [](VectorProgram& p) { p.op(Op::kVuRope, 0, 1008); }},
+    {"vu.rope with its table past WM", [](VectorProgram& p) { p.op(Op::kVuRope, 0, kWeightBytes); }},
+    {"vu.rope with x not a line's first element", [](VectorProgram& p) { p.op(Op::kVuRope, 8, 992); }},
+    {"vu.rope with x's last line past AM", [](VectorProgram& p) { p.set(Op::kVuSetvl, 18).op(Op::kVuRope, kEnd - 16, 992); }},
     {"vu.attend with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuAttend, 1000, 0); }},
     {"vu.attend with VL 513", [](VectorProgram& p) { p.set(Op::kVuSetvl, 513).op(Op::kVuAttend, 1000, 0); }},
     {"vu.attend with HS 0", [](VectorProgram& p) { p.set(Op::kVuSeths, 0).op(Op::kVuAttend, 1000, 0); }},
@@ -1229,7 +1217,8 @@ TEST(VectorUnitTraps, TheTrapCasesSetupIsLegal) {
   for (Op op : {Op::kVuMatvec16, Op::kVuRow16}) program.op(op, 100, 0);
   for (Op op : {Op::kVuAdd16, Op::kVuMul16}) program.op(op, 1024, 32).op(op, 1024, 1024).op(op, 32, 1024);
   program.op(Op::kVuRmsnorm, 1008, 0).op(Op::kVuAttend, 1000, 0);
-  program.op(Op::kVuSilu, kEnd - 16).op(Op::kVuRope, 0, 1000).op(Op::kVuArgmax, 0, 0, kT1);
+  program.op(Op::kVuSilu, kEnd - 16).op(Op::kVuRope, 0, 992).op(Op::kVuRope, kEnd - 16, kWeightBytes - 32);
+  program.op(Op::kVuArgmax, 0, 0, kT1);
   Emulator emulator(program.image());
   EXPECT_EQ(emulator.run(10'000'000, ignore_console).reason, StopReason::kExited);
   // The extreme multipliers are legal, and vu.row16 reads only its own row's pair.

@@ -33,6 +33,7 @@ class BlobWriter {
     bytes_.insert(bytes_.end(), p, p + size);
     pad();
   }
+  void zeros(std::size_t count) { bytes_.resize(bytes_.size() + count, 0); }
   std::size_t size() const { return bytes_.size(); }
   std::vector<std::uint8_t>& bytes() { return bytes_; }
 
@@ -119,19 +120,21 @@ void write_layer(BlobWriter& out, const Llama2Config& c, const Llama2Layer& laye
   write_matrix(out, {layer.w2, dim, hidden, {}, 1.0, STORY_FRAC_GATED, STORY_FRAC_X});
 }
 
-// cos and sin of pos * 10000^(-2j / head_size) in Q14, [seq_len][head_size / 2] each.
-void write_rope_tables(BlobWriter& out, const Llama2Config& c) {
+// Per position, the cosines of pos * 10000^(-2j / head_size) for the STORY_ROPE_PAIRS pairs of a
+// line (j = the pair's index modulo head_size / 2), then their sines, in Q14; from a multiple of
+// STORY_ROPE_ALIGN bytes of the blob, which `header_bytes` precede.
+void write_rope_table(BlobWriter& out, const Llama2Config& c, std::size_t header_bytes) {
+  out.zeros((STORY_ROPE_ALIGN - (header_bytes + out.size()) % STORY_ROPE_ALIGN) % STORY_ROPE_ALIGN);
   const int half = c.head_size() / 2;
-  std::vector<std::int16_t> cos_table, sin_table;
-  for (int pos = 0; pos < c.seq_len; ++pos) {
-    for (int j = 0; j < half; ++j) {
-      double angle = pos * std::pow(10000.0, -2.0 * j / c.head_size());
-      cos_table.push_back(static_cast<std::int16_t>(std::lround(std::ldexp(std::cos(angle), STORY_FRAC_ROPE))));
-      sin_table.push_back(static_cast<std::int16_t>(std::lround(std::ldexp(std::sin(angle), STORY_FRAC_ROPE))));
-    }
-  }
-  out.i16s(cos_table);
-  out.i16s(sin_table);
+  std::vector<std::int16_t> table;
+  for (int pos = 0; pos < c.seq_len; ++pos)
+    for (const bool sine : {false, true})
+      for (int p = 0; p < STORY_ROPE_PAIRS; ++p) {
+        const double angle = pos * std::pow(10000.0, -2.0 * (p % half) / c.head_size());
+        const double value = sine ? std::sin(angle) : std::cos(angle);
+        table.push_back(static_cast<std::int16_t>(std::lround(std::ldexp(value, STORY_FRAC_ROPE))));
+      }
+  out.i16s(table);
 }
 
 // An int32 whose order is the float scores' order (negative zero counts as zero).
@@ -162,10 +165,11 @@ std::uint32_t fnv1a(std::span<const std::uint8_t> bytes) {
 
 void check_limits(const Llama2Config& c) {
   if (c.dim > STORY_MAX_DOT || c.hidden_dim > STORY_MAX_DOT || c.n_layers > STORY_MAX_LAYERS ||
-      c.seq_len > STORY_MAX_SEQ_LEN || c.head_size() % 2 != 0 || c.vocab_size > 65536)
-    fail("story quantiser: the model (dim {}, hidden {}, {} layers, seq_len {}) exceeds the story program's limits "
-         "(dim and hidden at most {}, {} layers, seq_len {})",
-         c.dim, c.hidden_dim, c.n_layers, c.seq_len, STORY_MAX_DOT, STORY_MAX_LAYERS, STORY_MAX_SEQ_LEN);
+      c.seq_len > STORY_MAX_SEQ_LEN || c.head_size() % 2 != 0 || (2 * STORY_ROPE_PAIRS) % c.head_size() != 0 ||
+      c.vocab_size > 65536)
+    fail("story quantiser: the model (dim {}, hidden {}, {} layers, seq_len {}, head size {}) exceeds the story "
+         "program's limits (dim and hidden at most {}, {} layers, seq_len {}, a head size of 2, 4, 8 or 16)",
+         c.dim, c.hidden_dim, c.n_layers, c.seq_len, c.head_size(), STORY_MAX_DOT, STORY_MAX_LAYERS, STORY_MAX_SEQ_LEN);
 }
 
 }  // namespace
@@ -178,7 +182,7 @@ std::vector<std::uint8_t> quantise_story(const Llama2Checkpoint& checkpoint, con
   for (const Llama2Layer& layer : checkpoint.layers) write_layer(payload, c, layer);
   const std::vector<float> final_gain = norm_gain(checkpoint.rms_final);
   write_matrix(payload, {checkpoint.classifier, c.vocab_size, c.dim, final_gain, 1.0, STORY_FRAC_NORM, STORY_FRAC_LOGIT});
-  write_rope_tables(payload, c);
+  write_rope_table(payload, c, STORY_HEADER_BYTES);
   write_vocabulary(payload, vocabulary);
 
   const double eps_term = std::ldexp(1e-5 * c.dim, 2 * STORY_FRAC_X - norm_shift(c.dim));

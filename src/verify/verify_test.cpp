@@ -538,7 +538,8 @@ program::ProgramImage activation_program(const UnitAccesses& accesses) {
   std::uint8_t result = 0;
   for (const LineOperation& e : accesses.operations) {
     a.li(kElement, e.vl).add(isa::Op::kVuSetvl, 0, kElement, 0, 0).li(kElement, e.aux).add(isa::Op::kVuSetaux, 0, kElement, 0, 0);
-    const bool two_operands = e.op == isa::Op::kVuAdd16 || e.op == isa::Op::kVuMul16 || e.op == isa::Op::kVuRmsnorm;
+    const bool two_operands = e.op == isa::Op::kVuAdd16 || e.op == isa::Op::kVuMul16 || e.op == isa::Op::kVuRmsnorm ||
+                              e.op == isa::Op::kVuRope;
     const auto rd = static_cast<std::uint8_t>(e.op == isa::Op::kVuArgmax ? 7 + result++ % 25 : 0);
     a.li(kElement, e.x).li(kValue, e.y).add(e.op, rd, kElement, two_operands ? kValue : 0, 0);
   }
@@ -725,10 +726,46 @@ TEST_F(VectorUnit, NormRunsInLockstep) {
   expect_clean_exit_and_same_unit_state(image);
 }
 
+// vu.rope over random lines with the 13-bit extremes, in place and into AM's last lines, at lengths
+// around a line, with tables of random Q14 entries in each half of a WM line, in the first and last
+// lines of WM and of its second region of banks, and one of int16's extremes.
+TEST_F(VectorUnit, RopeRunsInLockstep) {
+  std::mt19937 random(27);
+  using isa::Op;
+  const std::uint32_t end = program::kVectorActivationElements, wm_end = program::kVectorWeightBytes;
+  UnitAccesses accesses;
+  auto put = [&](std::uint32_t first, std::vector<std::int32_t> values) {
+    for (std::size_t i = 0; i < values.size(); i += 5) values[i] = i % 2 ? 4095 : -4096;
+    accesses.puts.push_back({first, std::move(values)});
+  };
+  put(4096, random_elements(random, 256));
+  put(end - 64, random_elements(random, 64));
+  std::vector<std::uint8_t> weights(wm_end);
+  auto table = [&](std::uint32_t address, bool extremes) {
+    for (std::uint32_t i = 0; i < 16; ++i) {
+      const std::int32_t q14 = static_cast<std::int32_t>(random() % 32769) - 16384;
+      const auto entry = static_cast<std::uint16_t>(extremes ? (i % 3 == 0 ? -32768 : i % 3 == 1 ? 32767 : -1) : q14);
+      weights[address + 2 * i] = static_cast<std::uint8_t>(entry), weights[address + 2 * i + 1] = static_cast<std::uint8_t>(entry >> 8);
+    }
+    return address;
+  };
+  const std::uint32_t tables[] = {table(0, false), table(32, false), table(64 * 777 + 32, false),
+                                  table(wm_end - 32, false), table(256 * 1024, false), table(64 * 100, true)};
+  std::size_t next = 0;
+  for (std::uint32_t vl : {2u, 4u, 14u, 16u, 18u, 30u, 32u, 34u, 64u, 256u})
+    accesses.operations.push_back({Op::kVuRope, vl, 4096, tables[next++ % std::size(tables)]});
+  accesses.operations.push_back({Op::kVuRope, 64, end - 64, tables[5]});
+  accesses.operations.push_back({Op::kVuRope, 50, end - 64, tables[3]});
+  accesses.reads = {4096, 4096 + 1, 4096 + 33, 4096 + 255, end - 64, end - 15, end - 1};
+  program::ProgramImage image = activation_program(accesses);
+  image.weights = std::move(weights);
+  expect_clean_exit_and_same_unit_state(image);
+}
+
 // Operands the unit cannot take are illegal instructions, reported as the golden machine reports
 // them: VL 0 or past 4,096, x or y not a line's first element or its lines past AM, y's lines in
 // x's banks, vu.mul16's shift 0 or 31; for vu.rmsnorm VL past 64, its vector not a multiple of 32,
-// across two AM rows or past AM.
+// across two AM rows or past AM; for vu.rope an odd VL, its table not a multiple of 32 or past WM.
 TEST_F(VectorUnit, LineOperandsOutOfRangeTrapAsOnTheGoldenMachine) {
   using isa::Op;
   const std::uint32_t end = program::kVectorActivationElements;
@@ -743,6 +780,9 @@ TEST_F(VectorUnit, LineOperandsOutOfRangeTrapAsOnTheGoldenMachine) {
       {Op::kVuRmsnorm, 0, 1024, 0},    {Op::kVuRmsnorm, 65, 1024, 0},    {Op::kVuRmsnorm, 16, 8, 0},
       {Op::kVuRmsnorm, 16, 1024, 16},  {Op::kVuRmsnorm, 33, 1024, 224},  {Op::kVuRmsnorm, 16, 1024, end},
       {Op::kVuRmsnorm, 17, end - 16, 0},
+      {Op::kVuRope, 0, 0, 0},          {Op::kVuRope, 3, 0, 0},           {Op::kVuRope, 4098, 0, 0},
+      {Op::kVuRope, 16, 8, 0},         {Op::kVuRope, 18, end - 16, 0},   {Op::kVuRope, 16, 0, 16},
+      {Op::kVuRope, 16, 0, program::kVectorWeightBytes}, {Op::kVuRope, 16, 0, 0x80000000u},
   };
   for (const LineOperation& c : cases) {
     program::ProgramImage image = activation_program({.operations = {c}});
@@ -762,6 +802,15 @@ TEST_F(VectorUnit, ZeroingTheElementwiseUnitBreaksTheOperations) {
                           .reads = {3}}),
       "vector.elementwise");
   ASSERT_TRUE(report.difference) << "vu.add16 worked without its neurons";
+}
+
+TEST_F(VectorUnit, ZeroingTheRotationsUnitBreaksIt) {
+  program::ProgramImage image = activation_program(
+      {.puts = {{0, std::vector<std::int32_t>(16, 100)}}, .operations = {{isa::Op::kVuRope, 16, 0, 0}}, .reads = {0}});
+  image.weights.assign(32, 0);
+  image.weights[17] = 0x40;  // the first sine, 2^14 (1 in Q14): the first pair becomes (−100, 100)
+  LockstepReport report = run_ablated(*machine_, image, "vector.rope");
+  ASSERT_TRUE(report.difference) << "vu.rope worked without its neurons";
 }
 
 TEST_F(VectorUnit, ZeroingTheArgmaxUnitBreaksIt) {
