@@ -96,6 +96,12 @@ SignalId Gates::signal(const std::string& name, double min, double max) {
   return c_.add_neuron_signal(unit_ + "." + name, min, max);
 }
 
+Bits Gates::signals(const std::string& name, int count) {
+  Bits bits;
+  for (int i = 0; i < count; ++i) bits.push_back(signal(indexed(name, i)));
+  return bits;
+}
+
 void Gates::add_relu(SignalId out, const Form& gate, double weight, const Form& up, double quantum) {
   c_.add_neuron(Neuron{gate.terms(), up.terms(), {{out, weight}}, quantum, unit_});
 }

@@ -93,6 +93,8 @@ class Gates {
 
   // A new neuron signal; add terms to it with add_relu.
   SignalId signal(const std::string& name, double min = 0, double max = 1);
+  // `count` new 0/1 neuron signals, name[0], name[1], ...
+  Bits signals(const std::string& name, int count);
   // Adds weight · relu(gate) · up to `out` (up defaults to 1).
   void add_relu(SignalId out, const Form& gate, double weight = 1, const Form& up = Form(1.0), double quantum = 1);
 

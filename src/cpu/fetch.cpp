@@ -15,13 +15,12 @@ void MachineBuilder::add_code_rom() {
   std::vector<circuit::RowSelect> read_rows;
   for (int k = 0; k < banks; ++k)
     read_rows.push_back(binary_select(slice(control_.base, 4, 7), match_bits(control_.base, 11, bank_bits, k)));
-  m_.layout.code_banks = add_loaded_memory({.name = "code",
-                                            .bank_bits = bank_bits,
-                                            .region = staged_.code_region,
-                                            .commit = staged_.commit_code,
-                                            .staged = staged_.code_lanes,
-                                            .read = fetched,
-                                            .read_rows = std::move(read_rows)});
+  m_.layout.code_banks =
+      add_loaded_memory({.name = "code",
+                         .staged = staged_.code_lanes,
+                         .read = fetched,
+                         .read_rows = std::move(read_rows),
+                         .write_rows = loaded_rows(banks, bank_bits, staged_.code_region, staged_.commit_code)});
 
   Gates g = gates("fetch");
   insn_.stored.clear();

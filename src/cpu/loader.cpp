@@ -140,6 +140,15 @@ void MachineBuilder::add_loader() {
   }
 }
 
+std::vector<circuit::RowSelect> MachineBuilder::loaded_rows(int banks, int bank_bits, const std::vector<Literal>& region,
+                                                            const Form& commit) const {
+  std::vector<circuit::RowSelect> rows;
+  for (int k = 0; k < banks; ++k)
+    rows.push_back(binary_select(slice(control_.base, 1, 7),
+                                 join(match_bits(control_.base, 8, bank_bits, static_cast<std::uint32_t>(k)), region), {commit}));
+  return rows;
+}
+
 std::vector<std::vector<SignalId>> MachineBuilder::add_read_slots(const std::string& prefix, int slots, int lanes,
                                                                   double max_level) {
   std::vector<std::vector<SignalId>> read(slots);
@@ -157,12 +166,7 @@ std::vector<int> MachineBuilder::add_loaded_memory(LoadedMemory memory) {
     bank.has_read = bank.has_write = true;
     bank.read.row = std::move(memory.read_rows[k]);
     // While loading the base is a half-row h, its half h[0].
-    bank.write.row = memory.write_rows.empty()
-                         ? binary_select(slice(control_.base, 1, 7),
-                                         join(match_bits(control_.base, 8, memory.bank_bits, static_cast<std::uint32_t>(k)),
-                                              memory.region),
-                                         {memory.commit})
-                         : std::move(memory.write_rows[k]);
+    bank.write.row = std::move(memory.write_rows[k]);
     for (int h = 0; h < 2; ++h) {
       bank.write.beta[h] = h ? F(control_.base[0]) : Form(1.0) - F(control_.base[0]);
       for (std::size_t s = 0; s < slots; ++s)

@@ -289,18 +289,19 @@ class MachineBuilder {
   // is read at `read_rows[k]` into `read[half · slots + slot][lane]`. Returns the banks' ids.
   struct LoadedMemory {
     std::string name;
-    int bank_bits = 0;
-    std::vector<Literal> region;
-    Form commit;
     const std::vector<std::vector<SignalId>>& staged;
     const std::vector<std::vector<SignalId>>& read;
-    std::vector<circuit::RowSelect> read_rows;  // one per bank
-    // One per bank; none: the loader's half-row h is bank h[..:8], row h[7:1].
-    std::vector<circuit::RowSelect> write_rows = {};
+    std::vector<circuit::RowSelect> read_rows;   // one per bank
+    std::vector<circuit::RowSelect> write_rows;  // one per bank, from the loader's half-row
   };
-  void add_token_register(TokenRegister token_register) { token_registers_.push_back(std::move(token_register)); }
-  void add_token_registers();  // the banks of those added, two to a bank
   std::vector<int> add_loaded_memory(LoadedMemory memory);
+  // The loader's writes into `banks` banks where its half-row h is bank h[..:8], row h[7:1], when
+  // `region` and `commit` hold.
+  std::vector<circuit::RowSelect> loaded_rows(int banks, int bank_bits, const std::vector<Literal>& region,
+                                              const Form& commit) const;
+  // Registers written from the token alone (machine.cpp): queued, then packed two to a bank.
+  void add_token_register(TokenRegister token_register) { token_registers_.push_back(std::move(token_register)); }
+  void add_token_registers();
   // fetch.cpp
   void add_code_rom();
   // decode.cpp
@@ -321,6 +322,7 @@ class MachineBuilder {
   // vector_unit.cpp
   void add_vector_unit();
   WeightRows add_vector_weight_memory();       // WM and vu.wget
+  int weight_banks() const;  // WM's
   Form weight_address_outside(Gates& g, const Bits& address, int low_zero_bits);
   VectorRegisters add_vector_registers();      // the configuration written by vu.set*
   VectorLines add_vector_lines(const VectorRegisters& registers);  // where an operation by lines stands

@@ -230,13 +230,12 @@ void MachineBuilder::add_memory() {
   std::vector<circuit::RowSelect> read_rows;
   for (int k = 0; k < pages; ++k)
     read_rows.push_back(binary_select(slice(load_low, 5, 7), match_bits(load_low, 12, 6, k + 1)));
-  m_.layout.rodata_banks = add_loaded_memory({.name = "rodata",
-                                              .bank_bits = 5,
-                                              .region = staged_.rodata_region,
-                                              .commit = staged_.commit_rodata,
-                                              .staged = staged_.rodata_lanes,
-                                              .read = rodata_word,
-                                              .read_rows = std::move(read_rows)});
+  m_.layout.rodata_banks =
+      add_loaded_memory({.name = "rodata",
+                         .staged = staged_.rodata_lanes,
+                         .read = rodata_word,
+                         .read_rows = std::move(read_rows),
+                         .write_rows = loaded_rows(pages, 5, staged_.rodata_region, staged_.commit_rodata)});
 
   // The addressed word: RAM (by address[2]) or read-only data (by address[4:2]).
   Gates l = g.sub("load");

@@ -73,9 +73,11 @@ void MachineBuilder::add_vector_unit() {
   add_vector_rope(lines, am, wm, registers);
 }
 
+int MachineBuilder::weight_banks() const { return static_cast<int>(spec_.vector_weight_bytes / kVectorWeightBankBytes); }
+
 // [address is not a multiple of 2^`low_zero_bits` or lies past WM], as a form of new signals.
 Form MachineBuilder::weight_address_outside(Gates& g, const Bits& address, int low_zero_bits) {
-  const int banks = static_cast<int>(spec_.vector_weight_bytes / kVectorWeightBankBytes);
+  const int banks = weight_banks();
   const int bank_bits = std::bit_width(static_cast<unsigned>(banks - 1));
   constexpr int kLow = 13;  // the bank's bits start here
   Form outside;
@@ -87,7 +89,7 @@ Form MachineBuilder::weight_address_outside(Gates& g, const Bits& address, int l
 }
 
 WeightRows MachineBuilder::add_vector_weight_memory() {
-  const int banks = static_cast<int>(spec_.vector_weight_bytes / kVectorWeightBankBytes);
+  const int banks = weight_banks();
   const int bank_bits = std::bit_width(static_cast<unsigned>(banks - 1));
   const int half_row_bits = 8 + bank_bits, line_bits = half_row_bits - 1;
   if (spec_.vector_weight_bytes % kVectorWeightBankBytes != 0 || half_row_bits > word_bits_ - 1 ||
@@ -120,9 +122,6 @@ WeightRows MachineBuilder::add_vector_weight_memory() {
       add_read_slots("vector.weights", 2 * kVectorWeightWordsPerHalf, kVectorWeightLanes, top_level);
   m_.layout.vector_weight_banks = add_loaded_memory(
       {.name = "vector.weights",
-       .bank_bits = bank_bits,
-       .region = staged_.vector_weight_region,
-       .commit = F(in_.stage_slot[kVectorWeightSlots - 1]),
        .staged = staged_.vector_weight_lanes,
        .read = read,
        .read_rows = weight_line_rows(slice(weight_line, 0, line_bits), {}, {}),
@@ -132,8 +131,7 @@ WeightRows MachineBuilder::add_vector_weight_memory() {
   // The addressed word, by address[5:2], into the value payload (not when it traps: the trap report
   // takes the payload).
   Gates w = g.sub("wget");
-  Bits word;
-  for (int i = 0; i < 32; ++i) word.push_back(w.signal("word[" + std::to_string(i) + "]"));
+  const Bits word = w.signals("word", 32);
   for (int slot = 0; slot < 2 * kVectorWeightWordsPerHalf; ++slot)
     add_levels_as_bits(w, read[slot],
                        join(match_bits(address, 2, 4, static_cast<std::uint32_t>(slot)), {lit(wget), lit(reads_word)}),
@@ -155,7 +153,7 @@ Bits MachineBuilder::add_weight_line_latch() {
 
 std::vector<circuit::RowSelect> MachineBuilder::weight_line_rows(const Bits& line, const std::vector<Literal>& match,
                                                                  const std::vector<circuit::LinearForm>& conditions) const {
-  const int banks = static_cast<int>(spec_.vector_weight_bytes / kVectorWeightBankBytes);
+  const int banks = weight_banks();
   std::vector<circuit::RowSelect> rows;
   for (const WeightRegion& region : weight_memory_regions(banks)) {
     const int top = region.bank_bits + std::countr_zero(static_cast<unsigned>(kRowsPerBank));
@@ -284,8 +282,7 @@ ActivationRows MachineBuilder::add_vector_activation_memory(const VectorLines& l
   // vu.get: the element at e[5:0] of the read-out (its bank's parity and its place in the row),
   // sign-extended from bit 12.
   Gates r = g.sub("get");
-  Bits bits;
-  for (int i = 0; i < kVectorElementBits; ++i) bits.push_back(r.signal("bit[" + std::to_string(i) + "]"));
+  const Bits bits = r.signals("bit", kVectorElementBits);
   for (int parity = 0; parity < 2; ++parity)
     for (int slot = 0; slot < 2 * kVectorLineElements; ++slot)
       add_levels_as_bits(r, am.of_parity(parity)[slot],
@@ -325,8 +322,7 @@ void MachineBuilder::add_vector_kv_cache(const ActivationRows& am) {
   const SignalId clear_pass = g.all("clear_pass", {lit(to_kv), lit(control_.hi_position[0])});
   hi_passes_.push_back(clear_pass);
   Gates d = g.sub("bits");
-  Bits bits;
-  for (int i = 0; i < kVectorKvVectorBits; ++i) bits.push_back(d.signal("bit[" + std::to_string(i) + "]"));
+  const Bits bits = d.signals("bit", kVectorKvVectorBits);
   for (int parity = 0; parity < 2; ++parity)
     for (int k = 0; k < static_cast<int>(program::kVectorKvElements); ++k)
       add_levels_as_bits(d, am.of_parity(parity)[k], join(match_bits(element, 5, 1, parity), {lit(to_kv)}),
@@ -429,8 +425,8 @@ VectorLines MachineBuilder::add_vector_lines(const VectorRegisters& registers) {
   v.latches = g.signal("latches");
   circuit::Bank latch = single_row_bank("vector.latched");
   latch.write.beta[0] = F(v.latches);
+  v.latch_value = g.signals("latch_value", kVectorResultBits);
   for (int i = 0; i < kVectorResultBits; ++i) {
-    v.latch_value.push_back(g.signal(indexed("latch_value", i)));
     latch.write.lanes[0].push_back(F(v.latch_value[i]));
     latch.read.lanes[0].push_back({{v.latched[i], 1}});
   }
@@ -484,8 +480,7 @@ void MachineBuilder::add_vector_elementwise(const VectorLines& v, const Activati
   // The operands of element k: lane k of line_a's (line_b's) half in the read-out of its bank's parity.
   auto operand = [&](const std::string& name, const Bits& line) {
     Gates o = g.sub(name);
-    Bits bits;
-    for (int i = 0; i < kVectorElementBits; ++i) bits.push_back(o.signal(indexed("bit", i)));
+    const Bits bits = o.signals("bit", kVectorElementBits);
     for (int k = 0; k < kVectorLineElements; ++k) add_line_element(o, am, line, k, {lit(v.computes), lit(v.element[k])}, bits);
     return bits;
   };
@@ -525,7 +520,7 @@ void MachineBuilder::add_line_element(Gates& g, const ActivationRows& am, const 
 std::vector<Bits> MachineBuilder::activation_line(Gates& g, const ActivationRows& am, const Bits& line, SignalId when) {
   std::vector<Bits> elements(kVectorLineElements);
   for (int k = 0; k < kVectorLineElements; ++k) {
-    for (int i = 0; i < kVectorElementBits; ++i) elements[k].push_back(g.signal(indexed(indexed("element", k), i)));
+    elements[k] = g.signals(indexed("element", k), kVectorElementBits);
     add_line_element(g, am, line, k, {lit(when)}, elements[k]);
   }
   return elements;
@@ -640,8 +635,7 @@ void MachineBuilder::add_vector_norm_scale(const VectorLines& v, const Activatio
   Gates e = g.sub("x");
   circuit::NormScaleOperands operands{.elements = {}, .log2_length = log2_length, .epsilon = registers.aux, .partial = {}};
   for (int i = 0; i < kHalf; ++i) {
-    Bits bits;
-    for (int b = 0; b < kVectorElementBits; ++b) bits.push_back(e.signal(indexed(indexed("element", i), b)));
+    const Bits bits = e.signals(indexed("element", i), kVectorElementBits);
     for (int parity = 0; parity < 2; ++parity) {
       const SignalId read = e.signal(indexed(indexed("reads", i), parity));
       e.add_all(read, join(match_bits(x, 5, 1, static_cast<std::uint32_t>(parity)), {lit(partial_pass), lit(longer[i])}));
@@ -703,17 +697,11 @@ void MachineBuilder::add_vector_rope(const VectorLines& v, const ActivationRows&
   // Pair p = k/2: its elements from line l, its cosine and sine from bytes 2p and 16 + 2p of the
   // table's half of the WM line (table[5]), four nibble lanes each.
   const SignalId computes = g.all("computes", {lit(rope), lit(v.computes)});
-  circuit::RopeOperands pair_operands;
-  auto signals = [&](Gates& s, const std::string& name, int count) {
-    Bits bits;
-    for (int i = 0; i < count; ++i) bits.push_back(s.signal(indexed(name, i)));
-    return bits;
-  };
   Gates e = g.sub("operands");
-  pair_operands.a = signals(e, "a", kVectorElementBits);
-  pair_operands.b = signals(e, "b", kVectorElementBits);
-  pair_operands.cos = signals(e, "cos", kEntryBits);
-  pair_operands.sin = signals(e, "sin", kEntryBits);
+  const circuit::RopeOperands pair_operands{.a = e.signals("a", kVectorElementBits),
+                                            .b = e.signals("b", kVectorElementBits),
+                                            .cos = e.signals("cos", kEntryBits),
+                                            .sin = e.signals("sin", kEntryBits)};
   Form even;
   for (int p = 0; p < kPairs; ++p) {
     even += F(v.element[2 * p]);
