@@ -218,18 +218,31 @@ int schedule_units(const circuit::Circuit& circuit, const circuit::CircuitGraph&
 Lifetimes lifetimes_at(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, const std::vector<int>& slot);
 void allocate_dims(const circuit::Circuit& circuit, Placement& p, const Lifetimes& life, int constant_dims);
 
-// The residual dimensions the steps at `slot` take (before the constant dimensions' padding).
-int residual_dims(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, const std::vector<int>& slot) {
+// What the steps at `slot` take: residual dimensions (before the constant dimensions' padding), and
+// the widest MLP with the clears that hand dimensions on.
+struct ScheduleShape {
+  int residual_dims = 0, mlp_width = 0;
+};
+
+ScheduleShape schedule_shape(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, const std::vector<int>& slot) {
   Placement scratch;
   allocate_dims(circuit, scratch, lifetimes_at(circuit, graph, slot), kMinConstantDims);
-  return scratch.hidden_size;
+  std::vector<int> load;
+  auto add = [&](int layer, int neurons) {
+    if (layer >= static_cast<int>(load.size())) load.resize(layer + 1, 0);
+    load[layer] += neurons;
+  };
+  for (std::uint32_t i = 0; i < graph.steps.size(); ++i)
+    if (graph.steps[i].kind == Step::Kind::Unit) add(slot[i] / 2, static_cast<int>(graph.units[graph.steps[i].index].neurons.size()));
+  for (const Clear& c : scratch.clears) add(c.layer, circuit.signal(c.signal).min < 0 ? 2 : 1);
+  return {scratch.hidden_size, load.empty() ? 0 : *std::ranges::max_element(load)};
 }
 
 // Schedules the MLP units, whose widest MLP sets the MLP width of every layer and whose lifetimes
 // set the residual's: ASAP placement crowds units into the first MLPs after their inputs, although
 // most have slack before their first reader, and the narrowest MLPs keep values alive longer. Of
 // the schedules under a range of width caps, the one with the narrowest residual among those within
-// kMlpWidth (then the narrowest MLP), or else the narrowest MLP.
+// kMlpWidth (then the narrowest MLP), or else the narrowest MLP, each MLP counted with its clears.
 void balance_units(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, std::vector<int>& slot,
                    int last_mlp_slot) {
   std::vector<int> latest = latest_unit_slots(graph, slot, last_mlp_slot);
@@ -239,14 +252,16 @@ void balance_units(const circuit::Circuit& circuit, const circuit::CircuitGraph&
     widest_unit = std::max(widest_unit, static_cast<int>(unit.neurons.size()));
   }
   std::vector<int> best = slot, trial = slot;
-  auto cost = [&](int width, const std::vector<int>& slots) {
-    return width <= kMlpWidth ? std::pair{0, residual_dims(circuit, graph, slots) * 65536 + width} : std::pair{1, width};
+  auto cost = [&](const std::vector<int>& slots) {
+    const ScheduleShape shape = schedule_shape(circuit, graph, slots);
+    return shape.mlp_width <= kMlpWidth ? std::pair{0, shape.residual_dims * 65536 + shape.mlp_width}
+                                        : std::pair{1, shape.mlp_width};
   };
   const int widest = schedule_units(circuit, graph, latest, std::numeric_limits<int>::max(), best, last_mlp_slot);
-  std::pair<int, int> best_cost = cost(widest, best);
+  std::pair<int, int> best_cost = cost(best);
   for (int cap = std::max(widest_unit, total / ((last_mlp_slot + 1) / 2)); cap < widest; cap += std::max(1, cap / 20)) {
-    const int width = schedule_units(circuit, graph, latest, cap, trial, last_mlp_slot);
-    if (std::pair<int, int> c = cost(width, trial); c < best_cost) best_cost = c, best = trial;
+    schedule_units(circuit, graph, latest, cap, trial, last_mlp_slot);
+    if (std::pair<int, int> c = cost(trial); c < best_cost) best_cost = c, best = trial;
   }
   slot = best;
 }
