@@ -62,10 +62,7 @@ int main(int argc, char** argv) {
     return std::vector<Bits>{circuit::add16_element(g, inputs(c, "x", 13), inputs(c, "y", 13), enable)};
   });
   report("vu.mul16 element", [](auto& c, auto& g, auto enable) {
-    return std::vector<Bits>{circuit::mul16_element(g, inputs(c, "a", 13), inputs(c, "b", 13), inputs(c, "shift_is", 30), enable)};
-  });
-  report("vu.row16 element", [](auto& c, auto& g, auto enable) {
-    return std::vector<Bits>{circuit::row16_element(g, inputs(c, "w", 8), inputs(c, "m", 8), inputs(c, "shift_is", 62), enable)};
+    return std::vector<Bits>{circuit::mul16_element(g, inputs(c, "a", 13), inputs(c, "b", 13), inputs(c, "shift", 5), enable)};
   });
   report("vu.silu element", [](auto& c, auto& g, auto enable) {
     const std::vector<int> table(STORY_SILU, STORY_SILU + STORY_SILU_POINTS);

@@ -15,7 +15,8 @@
  * Every instruction is R-type with opcode custom-1 (0x2B). funct3 0: configuration, funct7 k sets
  * register k to rs1 (rd and rs2 are x0). funct3 1: data moves. funct3 2: operations writing AM (rd
  * is x0). funct3 3: operations with a result in rd. Each operation computes exactly the function of
- * firmware/story/story_ops.h named beside it. The elementwise ones (vu_add16, vu_mul16, vu_silu) take
+ * firmware/story/story_ops.h named beside it. The elementwise ones (vu_add16, vu_mul16, vu_silu, and
+ * vu_rope, vu_row16 and vu_rmsnorm for their outputs) take
  * vectors that start at a line's first element (a multiple of VU_LINE_ELEMENTS) and go a line at a
  * time: each output line is written whole, zeros past VL, before the next line is read, through
  * vu_put's line buffer, which holds the last line afterwards; their two operands must be the same
@@ -101,12 +102,14 @@ static inline void vu_vput(uint32_t x, uint32_t slot) {
 #define VU_INSN_OP(f, a, b) __asm__ volatile(".insn r 0x2B, 2, %2, zero, %0, %1" : : "r"(a), "r"(b), "i"(f) : "memory")
 
 /* funct3 2, funct7 0 — vu.matvec16 rs1 = out, rs2 = matrix: story_matvec16 with rows VL, cols COLS,
- * x at AM[SRC]; out[i] at AM[rs1 + i]. */
+ * x at AM[SRC]; out[i] at AM[rs1 + i]. The matrix: VL pairs {int32 multiplier, int32 shift} at WM
+ * rs2, then from the next multiple of 64 bytes its rows, each padded to a multiple of 64 bytes. */
 static inline void vu_matvec16(uint32_t out, uint32_t matrix) { VU_INSN_OP(0, out, matrix); }
 
-/* funct3 2, funct7 2 — vu.row16 rs1 = out, rs2 = matrix: one row as an embedding lookup,
- * out[j] = story_requant13(w[SRC][j], requant[SRC]) for j < COLS, rows VL, SRC < VL. */
-static inline void vu_row16(uint32_t out, uint32_t matrix) { VU_INSN_OP(2, out, matrix); }
+/* funct3 2, funct7 2 — vu.row16 rs1 = out, rs2 = row: an embedding lookup a line at a time (above),
+ * out[j] = story_requant13(w[j], the pair at WM AUX) for the VL (1..64) int8 weights w of the WM
+ * line at `row` (a multiple of 64: a matrix's row starts at one), AUX a multiple of 8. */
+static inline void vu_row16(uint32_t out, uint32_t row) { VU_INSN_OP(2, out, row); }
 
 /* funct3 2, funct7 3 — vu.add16 rs1 = x, rs2 = y: story_add16(x, y, VL) a line at a time (above):
  * x and y multiples of 16, y = x or y ≡ x + 32 (mod 64), x's and y's lines inside AM. */

@@ -75,8 +75,9 @@ static void align(Cursor* cursor, uint32_t alignment) {
 }
 
 static StoryMatrix take_matrix(Cursor* cursor, int rows, int cols) {
-  StoryMatrix m = {take(cursor, (uint64_t)rows * sizeof(StoryRequant)), rows, cols};
-  take(cursor, (uint64_t)rows * (uint32_t)cols);
+  StoryMatrix m = {.offset = take(cursor, (uint64_t)rows * sizeof(StoryRequant)), .rows = rows, .cols = cols};
+  align(cursor, STORY_LINE_BYTES);
+  m.weights = take(cursor, (uint64_t)rows * STORY_ROW_STRIDE(cols));
   return m;
 }
 

@@ -6,9 +6,10 @@
  * is in story_build.h.
  *
  * Blob (little-endian, every part starting at a multiple of 4 bytes; docs/story.md, "Blob"):
- *   header   STORY_HEADER_WORDS uint32: magic "STQ3", dim, hidden_dim, n_layers, n_heads, n_kv_heads,
+ *   header   STORY_HEADER_WORDS uint32: magic "STQ4", dim, hidden_dim, n_layers, n_heads, n_kv_heads,
  *            vocab_size, seq_len, eps_term (story_rmsnorm's), payload_bytes
- *   payload  matrices, each StoryRequant[rows] then int8[rows * cols] (padded to 4): the embedding
+ *   payload  matrices, each StoryRequant[rows], then from the next multiple of STORY_LINE_BYTES bytes
+ *            of the blob its int8 rows, each padded with zeros to STORY_ROW_STRIDE(cols): the embedding
  *            (to STORY_FRAC_X), per layer wq, wk (to _Q), wv (_V), wo (_X), w1, w3 (_H), w2 (_X);
  *            the classifier (_LOGIT); from the next multiple of STORY_ROPE_ALIGN bytes of the blob,
  *            the RoPE table, int16 [seq_len][2][STORY_ROPE_PAIRS], Q14: per position the cosines of
@@ -24,7 +25,7 @@
 
 #include "story_ops.h"
 
-#define STORY_MAGIC 0x33515453u /* "STQ3" */
+#define STORY_MAGIC 0x34515453u /* "STQ4" */
 #define STORY_HEADER_WORDS 10
 #define STORY_HEADER_BYTES (4 * STORY_HEADER_WORDS)
 #define STORY_MAX_LAYERS 32
@@ -33,12 +34,18 @@
 #define STORY_FNV1A_BASIS 2166136261u
 #define STORY_ROPE_PAIRS 8  /* the pairs of a line of 16 activations */
 #define STORY_ROPE_ALIGN 32 /* the RoPE table's alignment: a row of it never crosses a half of a WM line */
+/* A matrix's rows start at a line of the vector unit's weight memory and take whole lines, so that a
+ * row of up to 64 weights is one WM line. */
+#define STORY_LINE_BYTES 64
+#define STORY_ROW_STRIDE(cols) (((uint32_t)(cols) + STORY_LINE_BYTES - 1) / STORY_LINE_BYTES * STORY_LINE_BYTES)
 
-/* A matrix by its place in the blob: `rows` StoryRequant pairs at byte offset `offset`, then the
- * int8 rows [rows][cols] at offset + 8 * rows. The plain build reads it in the blob in RAM, the
+/* A matrix by its place in the blob: `rows` StoryRequant pairs at byte offset `offset`, then its
+ * int8 rows from byte offset `weights` (offset + 8 * rows rounded up to a multiple of STORY_LINE_BYTES),
+ * row i at weights + i * STORY_ROW_STRIDE(cols). The plain build reads it in the blob in RAM, the
  * vector build at the same address of the unit's weight memory (the unit's "matrix" operand). */
 typedef struct {
   uint32_t offset;
+  uint32_t weights;
   int rows;
   int cols;
 } StoryMatrix;

@@ -14,8 +14,9 @@ static int32_t dot8x16(const int8_t* w, const int16_t* x, int n) {
   return acc;
 }
 
-void story_matvec16(int16_t* out, const int8_t* w, const StoryRequant* r, const int16_t* x, int rows, int cols) {
-  for (int i = 0; i < rows; ++i) out[i] = story_requant13(dot8x16(w + (long)i * cols, x, cols), r[i]);
+void story_matvec16(int16_t* out, const int8_t* w, int stride, const StoryRequant* r, const int16_t* x, int rows,
+                    int cols) {
+  for (int i = 0; i < rows; ++i) out[i] = story_requant13(dot8x16(w + (long)i * stride, x, cols), r[i]);
 }
 
 void story_add16(int16_t* x, const int16_t* y, int n) {

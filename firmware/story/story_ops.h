@@ -52,10 +52,11 @@ typedef struct {
 /* requant13: sat13 of round_shift(acc * multiplier, shift), the product exact in 64 bits. */
 int16_t story_requant13(int64_t acc, StoryRequant r);
 
-/* Matrix-vector product over int8 rows: for each row i < rows,
- *   acc_i = sum_j w[i*cols + j] * x[j]   (int8 * int16, summed exactly in int32: cols <= STORY_MAX_DOT)
+/* Matrix-vector product over int8 rows, row i at w + i*stride (stride >= cols): for each row i < rows,
+ *   acc_i = sum_j w[i*stride + j] * x[j]   (int8 * int16, summed exactly in int32: cols <= STORY_MAX_DOT)
  *   out[i] = requant13(acc_i, r[i]) */
-void story_matvec16(int16_t* out, const int8_t* w, const StoryRequant* r, const int16_t* x, int rows, int cols);
+void story_matvec16(int16_t* out, const int8_t* w, int stride, const StoryRequant* r, const int16_t* x, int rows,
+                    int cols);
 
 /* Elementwise saturating add: x[i] = sat13(x[i] + y[i]). */
 void story_add16(int16_t* x, const int16_t* y, int n);

@@ -13,7 +13,7 @@ static const StoryRequant* requant_of(const StoryModel* model, const StoryMatrix
 }
 
 static const int8_t* weights_of(const StoryModel* model, const StoryMatrix* m) {
-  return (const int8_t*)(model->blob + m->offset + (size_t)m->rows * sizeof(StoryRequant));
+  return (const int8_t*)(model->blob + m->weights);
 }
 
 static int requant_valid(const StoryModel* model) {
@@ -87,7 +87,7 @@ void story_state_free(StoryState* state) {
 }
 
 static void matvec16(const StoryModel* model, int16_t* out, const StoryMatrix* m, const int16_t* x) {
-  story_matvec16(out, weights_of(model, m), requant_of(model, m), x, m->rows, m->cols);
+  story_matvec16(out, weights_of(model, m), (int)STORY_ROW_STRIDE(m->cols), requant_of(model, m), x, m->rows, m->cols);
 }
 
 static void attention_block(const StoryModel* model, StoryState* s, int l, int pos) {
@@ -129,16 +129,14 @@ static void feed_forward_block(const StoryModel* model, StoryState* s, int l) {
 void story_forward(const StoryModel* model, StoryState* s, int token, int pos) {
   const StoryMatrix* embedding = &model->embedding;
   const StoryRequant* requant = requant_of(model, embedding);
-  const int8_t* row = weights_of(model, embedding) + (size_t)token * model->dim;
+  const int8_t* row = weights_of(model, embedding) + (size_t)token * STORY_ROW_STRIDE(embedding->cols);
   for (int j = 0; j < model->dim; ++j) s->x[j] = story_requant13(row[j], requant[token]);
   for (int l = 0; l < model->n_layers; ++l) {
     attention_block(model, s, l, pos);
     feed_forward_block(model, s, l);
   }
   story_rmsnorm(s->xb, s->x, model->dim, model->eps_term);
-  const StoryMatrix* classifier = &model->classifier;
-  story_matvec16(s->logits, weights_of(model, classifier), requant_of(model, classifier), s->xb, classifier->rows,
-                 classifier->cols);
+  matvec16(model, s->logits, &model->classifier, s->xb);
 }
 
 int story_argmax_logits(const StoryModel* model, StoryState* state) {

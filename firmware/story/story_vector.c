@@ -190,8 +190,10 @@ static void feed_forward_block(const StoryModel* model, const StoryState* s, int
 }
 
 void story_forward(const StoryModel* model, StoryState* s, int token, int pos) {
-  configure_matrix(&model->embedding, (uint32_t)token); /* SRC: the row to look up */
-  vu_row16(s->x, model->embedding.offset);
+  const StoryMatrix* embedding = &model->embedding;
+  configure(VU_VL, (uint32_t)embedding->cols);
+  configure(VU_AUX, embedding->offset + 8u * (uint32_t)token); /* the row's requantisation pair */
+  vu_row16(s->x, embedding->weights + (uint32_t)token * STORY_ROW_STRIDE(embedding->cols));
   for (int l = 0; l < model->n_layers; ++l) {
     attention_block(model, s, l, pos);
     feed_forward_block(model, s, l);

@@ -96,16 +96,14 @@ Bits ColumnSum::sum(Gates g, const Enable& enable) const {
 
 // The result fits when bits s + 12 .. width − 1 all equal the sign; otherwise it saturates, to 4095
 // for a positive q (a step over those bits) and to −4096 (bits 11..0 zero) for a negative one.
-Bits shift_and_saturate(Gates g, const Bits& q, const std::vector<std::pair<int, SignalId>>& shifts) {
+Bits shift_and_saturate(Gates g, const Bits& q, const ShiftCases& shifts) {
   const int width = static_cast<int>(q.size());
   const SignalId sign = q[width - 1];
   Bits out;
   for (int k = 0; k < kOutBits; ++k) out.push_back(g.signal(indexed("out", k)));
-  Form valid;
-  for (auto [s, on] : shifts) {
+  for (const auto& [s, when] : shifts) {
     if (s < 0 || s >= width - 1) fail("circuit: a shift by {} of {} bits", s, width);
-    valid += F(on);
-    std::vector<Literal> positive{nlit(sign)}, negative{lit(sign)};
+    std::vector<Literal> positive = join(when, {nlit(sign)}), negative = join(when, {lit(sign)});
     Form above_ones;
     for (int p = s + kOutBits - 1; p < width - 1; ++p) {
       positive.push_back(nlit(q[p]));
@@ -115,20 +113,20 @@ Bits shift_and_saturate(Gates g, const Bits& q, const std::vector<std::pair<int,
     for (int k = 0; k + 1 < kOutBits; ++k) {
       const int from = k + s;
       if (from < width - 1) {
-        g.add_all(out[k], join({lit(on), lit(q[from])}, positive));
-        g.add_all(out[k], join({lit(on), lit(q[from])}, negative));
+        g.add_all(out[k], join({lit(q[from])}, positive));
+        g.add_all(out[k], join({lit(q[from])}, negative));
       } else {
-        g.add_all(out[k], join({lit(on)}, negative));
+        g.add_all(out[k], negative);
       }
     }
     if (!above_ones.terms().empty()) {
       const double big = static_cast<double>(above_ones.terms().size() + 1);
       std::vector<Term> saturated;
       for (int k = 0; k + 1 < kOutBits; ++k) saturated.push_back({out[k], 1.0});
-      g.add_step(saturated, above_ones - (Form(1.0) - F(on)) * big - F(sign) * big, 1);
+      g.add_step(saturated, above_ones - Enable(when).off() * big - F(sign) * big, 1);
     }
+    g.add_all(out[kOutBits - 1], join(when, {lit(sign)}));
   }
-  g.add_all(out[kOutBits - 1], {lit(sign)}, valid);
   return out;
 }
 
@@ -168,7 +166,7 @@ Bits requantised_row_product(Gates g, const RowOperands& row, const Enable& enab
   const int shift_cap = std::bit_width(static_cast<std::uint64_t>(bound)) + 1;
   const int width = shift_cap + 1;
   ColumnSum sum(width);
-  std::vector<std::pair<int, SignalId>> shifts;
+  ShiftCases shifts;
   for (std::size_t p = 0; p < planes.size(); ++p) {
     const Plane& plane = planes[p];
     Bits u = to_binary(g, indexed("u", static_cast<int>(p)), F(plane.sum), plane.largest);
@@ -180,7 +178,7 @@ Bits requantised_row_product(Gates g, const RowOperands& row, const Enable& enab
   }
   for (int s = 1; s < shift_cap && s <= static_cast<int>(row.shift.size()); ++s) {
     sum.add(s - 1, {lit(row.shift[s - 1])});
-    shifts.push_back({s, row.shift[s - 1]});
+    shifts.push_back({s, {lit(row.shift[s - 1])}});
   }
 
   // Stages 5–10, then 11.

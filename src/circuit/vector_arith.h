@@ -57,10 +57,14 @@ class ColumnSum {
 // A bit collects up to 2·127 ramps of at most `largest`, so largest stays below 2^16.
 Bits to_binary(Gates& g, const std::string& name, const Form& value, int largest);
 
-// sat13(q >> s), q being bits in two's complement (a rounding 2^(s−1) already added), as 13 bits;
-// `shifts` pairs each shift s with the bit that is 1 when it applies (at most one is). All zero when
-// none applies. One stage: an AND per shift and output bit, and a step per shift for saturation.
-Bits shift_and_saturate(Gates g, const Bits& q, const std::vector<std::pair<int, SignalId>>& shifts);
+// Each shift s a result may take, with the literals under which it applies (at most one holds).
+using ShiftCases = std::vector<std::pair<int, std::vector<Literal>>>;
+
+// sat13(q >> s), q being bits in two's complement (a rounding 2^(s−1) already added), as 13 bits,
+// for the shift s whose literals hold; all zero when none does. One stage: an AND per shift and
+// output bit, and a step per shift for saturation. Taking the literals of a binary shift field, not
+// a one-hot signal, keeps one signal a shift out of the residual stream through the sum's stages.
+Bits shift_and_saturate(Gates g, const Bits& q, const ShiftCases& shifts);
 
 // The operands of one row of a requantised int8 matrix-vector product.
 struct RowOperands {

@@ -321,16 +321,8 @@ struct Add16Machine : VectorMachine {
 // Operands a, b, shift.
 struct Mul16Machine : VectorMachine {
   explicit Mul16Machine(std::vector<VectorCase> cases) {
-    Bits a = operand("a", 13), b = operand("b", 13), shift = one_hot_operand("shift_is", 1, kMul16Shifts);
+    Bits a = operand("a", 13), b = operand("b", 13), shift = operand("shift", 5);
     finish({mul16_element(unit(), a, b, shift, enable())}, std::move(cases));
-  }
-};
-
-// Operands w (int8), m (0..255) and the shift one-hot 1..62.
-struct Row16Machine : VectorMachine {
-  explicit Row16Machine(std::vector<VectorCase> cases) {
-    Bits w = operand("w", 8), m = operand("m", 8), shift = one_hot_operand("shift_is", 1, kRowShifts);
-    finish({row16_element(unit(), w, m, shift, enable())}, std::move(cases));
   }
 };
 
@@ -577,12 +569,17 @@ inline std::vector<VectorCase> mul16_cases(int random_count, unsigned seed) {
   return cases;
 }
 
-// Every int8 weight with the multipliers' extremes and a random one, at shifts 1 to 17 (from 17 on
-// every result is 0) and 62; and random weights, multipliers and shifts.
+// vu.row16's requantisations story_requant13(w, {m, s}) of int8 weights w by multipliers 0..255 at
+// every shift 1..62, as the cases of mul16's product (a = w, b = m) at the shift vu.row16's token
+// carries, min(s, kRowProductShift): every w at every shift up to 17 and at 62 with the extreme
+// multipliers and a random one, then random operands.
+inline constexpr int kRowProductShift = 16;
 inline std::vector<VectorCase> row16_cases(int random_count, unsigned seed) {
   std::vector<VectorCase> cases;
   RandomOperands r(seed);
-  auto add = [&](int w, int m, int s) { cases.push_back({{w, m, s}, {story_requant13(w, StoryRequant{m, s})}}); };
+  auto add = [&](int w, int m, int s) {
+    cases.push_back({{w, m, std::min(s, kRowProductShift)}, {story_requant13(w, StoryRequant{m, s})}});
+  };
   for (int w = -128; w < 128; ++w)
     for (int m : {0, 1, 128, 255, r.pick(0, 255)}) {
       for (int s = 1; s <= 17; ++s) add(w, m, s);

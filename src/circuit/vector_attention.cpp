@@ -155,7 +155,7 @@ Bits element_tail(Gates g, const std::vector<Bits>& p, const std::vector<Bits>& 
   for (SignalId r : running) running_literals.push_back(lit(r));
   sum.add_signed(running_literals, kRunningShift);
   sum.add(kRunningShift - 1, {});
-  return shift_and_saturate(g, sum.sum(g.sub("sum"), enable), {{kRunningShift, g.all("on", enable.literals())}});
+  return shift_and_saturate(g, sum.sum(g.sub("sum"), enable), {{kRunningShift, enable.literals()}});
 }
 
 // Stages 5–8 of a sum pass: the sum (below 2^12 + 32·2^12) capped at 4095, in binary in two stages,

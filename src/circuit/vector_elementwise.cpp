@@ -11,7 +11,7 @@ namespace {
 
 constexpr int kElementBits = 13;  // an AM element
 constexpr int kTableBits = 16;    // a table entry in WM, int16
-constexpr std::size_t kMaxMulShift = 30;
+constexpr int kMaxMulShift = 30, kMulShiftBits = 5;  // story_mul16's shifts 1..30, in binary
 
 void check_widths(std::initializer_list<const Bits*> operands, int bits, const char* what) {
   for (const Bits* e : operands)
@@ -36,38 +36,20 @@ Bits add16_element(Gates g, const Bits& x, const Bits& y, const Enable& enable) 
   a.push_back(F(x.back()));
   b.push_back(F(y.back()));
   const Bits sum = narrow_sum(g, "sum", kElementBits + 1, a, b, enable.on());
-  return shift_and_saturate(g, sum, {{0, g.all("on", enable.literals())}});
+  return shift_and_saturate(g, sum, {{0, enable.literals()}});
 }
 
-Bits mul16_element(Gates g, const Bits& a, const Bits& b, const std::vector<SignalId>& shift, const Enable& enable) {
+Bits mul16_element(Gates g, const Bits& a, const Bits& b, const Bits& shift, const Enable& enable) {
   check_elements({&a, &b});
-  if (shift.empty() || shift.size() > kMaxMulShift)
-    fail("circuit: story_mul16 shifts by 1 to at most {}", kMaxMulShift);
+  if (shift.size() != kMulShiftBits) fail("circuit: story_mul16's shift takes {} bits", kMulShiftBits);
   constexpr int kWidth = 2 * kElementBits + 1;  // a·b + 2^(s−1) ≤ 2^25 for the shifts that give neurons
   ColumnSum sum(kWidth);
   sum.add_product(literals_of(a), literals_of(b));
-  std::vector<std::pair<int, SignalId>> shifts;
-  for (int s = 1; s <= static_cast<int>(shift.size()) && s < kWidth - 1; ++s) {
-    sum.add(s - 1, {lit(shift[s - 1])});
-    shifts.push_back({s, shift[s - 1]});
-  }
-  return shift_and_saturate(g, sum.sum(g, enable), shifts);
-}
-
-Bits row16_element(Gates g, const Bits& w, const Bits& multiplier, const std::vector<SignalId>& shift,
-                   const Enable& enable) {
-  constexpr int kWeightBits = 8, kWidth = 18;  // m·w + 2^15 fits 17 bits in two's complement
-  constexpr std::size_t kMaxShift = 62;
-  if (w.size() != kWeightBits || multiplier.size() != kWeightBits || shift.empty() || shift.size() > kMaxShift)
-    fail("circuit: a weight's requantisation takes an int8 weight, an 8-bit multiplier and shifts 1..{}", kMaxShift);
-  std::vector<Literal> m = literals_of(multiplier);
-  m.push_back(nlit(kOne));  // m is unsigned: a zero sign bit
-  ColumnSum sum(kWidth);
-  sum.add_product(literals_of(w), m);
-  std::vector<std::pair<int, SignalId>> shifts;
-  for (int s = 1; s <= static_cast<int>(shift.size()) && s < kWidth - 1; ++s) {
-    sum.add(s - 1, {lit(shift[s - 1])});
-    shifts.push_back({s, shift[s - 1]});
+  ShiftCases shifts;
+  for (int s = 1; s <= kMaxMulShift && s < kWidth - 1; ++s) {
+    const std::vector<Literal> when = match_bits(shift, 0, kMulShiftBits, static_cast<std::uint32_t>(s));
+    sum.add(s - 1, when);
+    shifts.push_back({s, when});
   }
   return shift_and_saturate(g, sum.sum(g, enable), shifts);
 }
@@ -131,11 +113,11 @@ Bits table_product_element(Gates g, const Bits& x, const Bits& entry, const Bits
       choices.push_back({weight * table[k], join(match_bits(entry, 0, entry_bits, static_cast<std::uint32_t>(k)), {lit(x[b])})});
     sum.add_one_of(choices);
   }
-  const std::vector<SignalId> field_is = decode_one_hot(g, "field", field, enable.on());
-  std::vector<std::pair<int, SignalId>> by_shift;
+  ShiftCases by_shift;
   for (std::size_t v = 0; v < shifts.size(); ++v) {
-    sum.add(shifts[v] - 1, match_bits(field, 0, field_bits, static_cast<std::uint32_t>(v)));
-    by_shift.push_back({shifts[v], field_is[v]});
+    const std::vector<Literal> when = match_bits(field, 0, field_bits, static_cast<std::uint32_t>(v));
+    sum.add(shifts[v] - 1, when);
+    by_shift.push_back({shifts[v], when});
   }
   return shift_and_saturate(g, sum.sum(g, enable), by_shift);
 }
@@ -156,11 +138,10 @@ std::array<Bits, 2> rope_pair(Gates g, const RopeOperands& x, const Enable& enab
   check_elements({&x.a, &x.b});
   check_widths({&x.cos, &x.sin}, kTableBits, "a rotation's table entry");
   constexpr int kFraction = 14;  // STORY_FRAC_ROPE
-  const SignalId on = g.all("on", enable.literals());
   auto rotated = [&](const std::string& name, ColumnSum& sum) {
     Gates part = g.sub(name);
     sum.add(kFraction - 1, {});
-    return shift_and_saturate(part, sum.sum(part, enable), {{kFraction, on}});
+    return shift_and_saturate(part, sum.sum(part, enable), {{kFraction, enable.literals()}});
   };
   const auto a = literals_of(x.a), b = literals_of(x.b), cos = literals_of(x.cos), sin = literals_of(x.sin);
   ColumnSum first(kElementBits + kTableBits + 1), second(kElementBits + kTableBits + 1);

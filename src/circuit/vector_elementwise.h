@@ -18,20 +18,13 @@ namespace rvformer::circuit {
 //   2  shift_and_saturate by 0.
 Bits add16_element(Gates g, const Bits& x, const Bits& y, const Enable& enable);
 
-// sat13(round_shift(a·b, s)) for s = 1..30 given one-hot (shift[k] is 1 when s = k + 1); |a·b| ≤ 2^24,
-// so shifts from 26 up give 0 and need no neurons. Seven stages:
+// sat13(round_shift(a·b, s)) for s = 1..30 given in 5 bits: an element of vu.mul16, and of vu.row16
+// (a an int8 weight, b its multiplier, s capped at 16); |a·b| ≤ 2^24, so shifts from 26 up give 0
+// and need no neurons. Seven stages:
 //   1    a·b + 2^(s−1) mod 2^27 as column counts (ColumnSum::add_product, a rounding row per shift);
 //   2–6  the counts summed (sum_columns: three rounds of rewriting in binary, the lookahead);
 //   7    shift_and_saturate.
-Bits mul16_element(Gates g, const Bits& a, const Bits& b, const std::vector<SignalId>& shift, const Enable& enable);
-
-// story_requant13 of one int8 weight w (8 bits, two's complement) by its row's pair: the multiplier m
-// (8 bits, 0..255) and the shift s, one-hot (shift[k] is 1 when s = k + 1, up to 62):
-// sat13(round_shift(m·w, s)), an element of vu.row16 (an embedding row). |m·w| < 2^15, so shifts
-// from 17 up give 0 and need no neurons. Seven stages: m·w + 2^(s−1) as column counts
-// (ColumnSum::add_product, m extended by a zero bit), five of summing, shift_and_saturate.
-Bits row16_element(Gates g, const Bits& w, const Bits& multiplier, const std::vector<SignalId>& shift,
-                   const Enable& enable);
+Bits mul16_element(Gates g, const Bits& a, const Bits& b, const Bits& shift, const Enable& enable);
 
 // story_silu of h with the table Y (its 65 values, STORY_SILU, each in 13 bits): with
 // o = h + 4096, j = o >> 7 and r = o & 127, Y[j] + round_shift((Y[j+1] − Y[j])·r, 7), which lies
@@ -49,7 +42,7 @@ Bits silu_element(Gates g, const Bits& h, std::span<const int> table, const Enab
 // Seven stages:
 //   1    x·table[entry] + 2^(shift−1) as column counts: for each bit of x one choice among the
 //        entries (ColumnSum::add_one_of, the entry spelled by its literals), the rounding a row per
-//        field value; and the field one-hot;
+//        field value;
 //   2–6  the counts summed (sum_columns: three rounds, the lookahead);
 //   7    shift_and_saturate by the field's shift.
 Bits table_product_element(Gates g, const Bits& x, const Bits& entry, const Bits& field, std::span<const int> table,

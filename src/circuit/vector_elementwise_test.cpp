@@ -28,8 +28,9 @@ TEST(VectorElementwise, Mul16RoundsAndSaturatesAtEveryShiftInSevenStages) {
 
 // --- row16 ---------------------------------------------------------------------------------------
 
-TEST(VectorElementwise, Row16RequantisesEveryWeightAtEveryShiftInSevenStages) {
-  expect_every_case_in(Row16Machine(row16_cases(2000, 23)), 7);
+// vu.row16's requantisations are mul16's products at the shift capped at 16.
+TEST(VectorElementwise, Mul16RequantisesEveryInt8WeightAtEveryShiftCappedAt16) {
+  expect_every_case_in(Mul16Machine(row16_cases(2000, 23)), 7);
 }
 
 // --- silu ----------------------------------------------------------------------------------------

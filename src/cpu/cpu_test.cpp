@@ -63,8 +63,11 @@ TEST(TraceTokens, MachineVocabularyMatchesTheProtocol) {
   const TraceVocabulary& v = machine->vocabulary;
   EXPECT_EQ(machine->circuit.vocab_size(), v.size());
   EXPECT_LE(v.size(), 16384u);
-  for (const TokenFamily& f : v.families())
-    if (f.count) EXPECT_EQ(machine->circuit.token_id(f.name, f.count - 1), f.first + f.count - 1) << f.name;
+  for (const TokenFamily& f : v.families()) {
+    if (f.count) {
+      EXPECT_EQ(machine->circuit.token_id(f.name, f.count - 1), f.first + f.count - 1) << f.name;
+    }
+  }
   EXPECT_EQ(v.family(TokenKind::kVec).count + v.family(TokenKind::kLine).count, 0u);
   EXPECT_EQ(v.decode(v.id(TokenKind::kOut, 'A')).payload, static_cast<std::uint32_t>('A'));
   EXPECT_EQ(v.describe(v.id(TokenKind::kDiv, division_payload(3, 5, 1))), "DIV(3, 5, -)");

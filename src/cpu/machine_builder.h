@@ -133,9 +133,10 @@ struct Control {
 
 // Stored-level lanes back as bits, when `select` holds (literals): lane m of `lanes` holds bits
 // [lane_bits·m, lane_bits·(m + 1)) of `bits` (the last lane may hold fewer) as the level 0 or
-// 2^(n − 1) for the value n, read by one ramp per level but the highest.
+// 2^(n − 1) for the value n, read by one ramp per level but the highest. The last bit also goes
+// into each of `sign_copies` (a two's complement value sign-extended), by the same ramps.
 void add_levels_as_bits(Gates& g, const std::vector<SignalId>& lanes, const std::vector<Literal>& select,
-                        const std::vector<SignalId>& bits, int lane_bits = 2);
+                        const std::vector<SignalId>& bits, int lane_bits = 2, const std::vector<SignalId>& sign_copies = {});
 // The converse: adds to each stored-levels signal in `lanes` the level of its bits of `bits`, laid
 // out as above, when `when` holds: one AND for each non-zero value.
 void add_bits_as_levels(Gates& g, const std::vector<SignalId>& lanes, const std::vector<SignalId>& bits,
@@ -249,6 +250,13 @@ struct VectorRegisters {
   Bits vl, aux;
 };
 
+// The operands of the elementwise unit's product, sat13(round_shift(a·b, s)) in 13 bits: vu.mul16's
+// elements and AUX's shift, or vu.row16's weight, multiplier and shift, whichever computes adds its
+// own into these signals. The shift s (1..30) in 5 bits.
+struct ProductOperands {
+  Bits a, b, shift;
+};
+
 // What a division tells the multiplier and the next-token logic (divide.cpp).
 struct Division {
   std::vector<circuit::ExtraRow> rows;  // its terms of the multiplier's sum
@@ -330,15 +338,18 @@ class MachineBuilder {
   // returns the read-out, which vu.kput, vu.vput and the operations read too.
   ActivationRows add_vector_activation_memory(const VectorLines& lines);
   void add_vector_kv_cache(const ActivationRows& am);  // KV, vu.kput, vu.vput
-  // vu.add16, vu.mul16, vu.silu and vu.rmsnorm's elements: their operands' checks, elements, and the
-  // tokens they emit.
-  void add_vector_elementwise(const VectorLines& lines, const ActivationRows& am, const VectorRegisters& registers);
+  // vu.add16, vu.mul16, vu.silu and vu.rmsnorm's elements (and vu.row16's): their operands' checks,
+  // elements, and the tokens they emit. Returns the product's operands, which vu.row16 adds into.
+  ProductOperands add_vector_elementwise(const VectorLines& lines, const ActivationRows& am, const VectorRegisters& registers);
   // vu.argmax: the running maximum a line a pass, then the first index of it, then the value.
   void add_vector_argmax(const VectorLines& lines, const ActivationRows& am, const VectorRegisters& registers);
   // vu.rmsnorm's first two passes: the scale from the whole vector, then LINE(0) with the scale latched.
   void add_vector_norm_scale(const VectorLines& lines, const ActivationRows& am, const VectorRegisters& registers);
   void add_vector_rope(const VectorLines& lines, const ActivationRows& am, const WeightRows& wm,
                        const VectorRegisters& registers);
+  // vu.row16's passes, its pair's checks, and its elements' operands for the elementwise unit's product.
+  void add_vector_row16(const VectorLines& lines, const WeightRows& wm, const VectorRegisters& registers,
+                        const ProductOperands& product);
   // Adds element k of AM line `line`, out of the read-out, to `bits` (13) when `select` holds.
   void add_line_element(Gates& g, const ActivationRows& am, const Bits& line, int k, const std::vector<Literal>& select,
                         const Bits& bits);

@@ -49,7 +49,7 @@ SignalId top_bits_equal(Gates& g, const std::string& name, const Bits& rs1, cons
 // reads below 0. Output bit i is the piecewise linear function through (level(n), bit i of n):
 // one ramp at each level but the highest, weighted by the change of its slope there.
 void add_levels_as_bits(Gates& g, const std::vector<SignalId>& lanes, const std::vector<Literal>& select,
-                        const std::vector<SignalId>& bits, int lane_bits) {
+                        const std::vector<SignalId>& bits, int lane_bits, const std::vector<SignalId>& sign_copies) {
   const double off_weight = 2 * stored_level((1 << lane_bits) - 1);
   Form off;
   for (const Literal& l : select) off += l.negated ? F(l.signal) : Form(1.0) - F(l.signal);
@@ -65,7 +65,11 @@ void add_levels_as_bits(Gates& g, const std::vector<SignalId>& lanes, const std:
     for (int n = 0; n + 1 < values; ++n) {
       std::vector<circuit::Term> down;
       for (int bit = 0; bit < lane_width; ++bit)
-        if (double change = slope(bit, n) - slope(bit, n - 1); change != 0) down.push_back({bits[first + bit], change});
+        if (double change = slope(bit, n) - slope(bit, n - 1); change != 0) {
+          down.push_back({bits[first + bit], change});
+          if (first + bit + 1 == static_cast<int>(bits.size()))
+            for (SignalId copy : sign_copies) down.push_back({copy, change});
+        }
       g.circuit().add_neuron({(x - stored_level(n)).terms(), Form(1.0).terms(), down, 1, g.unit()});
     }
   }

@@ -3,7 +3,7 @@
 // reads a word of it into rd; its activation memory (AM), which vu.put writes a line at a time
 // through a line buffer and vu.get reads an element of; its KV cache, which vu.kput and vu.vput
 // fill from AM rows; the configuration registers the vu.set* instructions write; and the
-// elementwise operations, the argmax, the norm and the rotations.
+// elementwise operations, the argmax, the norm, the rotations and the embedding lookup.
 //
 // WM is banks of 128 rows × 16 words (8 per half) at four bits a lane, each lane the level 0 or
 // 2^(n − 1) of its nibble n: a word takes 8 lanes, a bank 8 KiB, so 384 KiB take 48 banks where two
@@ -26,8 +26,8 @@
 // of one AM bank.
 //
 // The operations that go a line at a time (vu.add16, vu.mul16, vu.silu, vu.rope after its WLINE,
-// vu.argmax, and vu.rmsnorm after the passes that take its scale from its vector, a bank's row a
-// pass) take a pass per output element or line, each sending a VEC token, with LINE tokens between
+// vu.row16 after the passes that read its requantisation pair, vu.argmax, and vu.rmsnorm after the
+// passes that take its scale from its vector, a bank's row a pass) take a pass per output element or line, each sending a VEC token, with LINE tokens between
 // groups of 16; where the operation stands lives in layer 0, written from those tokens, and the
 // instruction is fetched again in every pass, since neither token moves the PC. AM's banks read
 // into two sets of signals, the even banks' and the odd ones', so that a pass reads a line from a
@@ -44,6 +44,7 @@ namespace rvformer::cpu {
 namespace {
 
 constexpr double kCounterQuantum = 1.0 / (1 << 25);
+constexpr int kProductShiftBits = 5;  // the elementwise unit's product takes its shift, 1..30, in binary
 constexpr int kNormEntryBits = 8, kNormHalfEBits = 4;  // the norm's scale token: the table entry, e/2
 // The norm's passes before its first LINE: three that send the partial sum of squares a VEC each,
 // the scale's, and the one that latches the scale.
@@ -67,10 +68,11 @@ void MachineBuilder::add_vector_unit() {
   const VectorLines lines = add_vector_lines(registers);
   const ActivationRows am = add_vector_activation_memory(lines);
   add_vector_kv_cache(am);
-  add_vector_elementwise(lines, am, registers);
+  const ProductOperands product = add_vector_elementwise(lines, am, registers);
   add_vector_argmax(lines, am, registers);
   add_vector_norm_scale(lines, am, registers);
   add_vector_rope(lines, am, wm, registers);
+  add_vector_row16(lines, wm, registers, product);
 }
 
 int MachineBuilder::weight_banks() const { return static_cast<int>(spec_.vector_weight_bytes / kVectorWeightBankBytes); }
@@ -378,9 +380,9 @@ VectorLines MachineBuilder::add_vector_lines(const VectorRegisters& registers) {
   v.running = g.any("running", circuit::sum_of(v.element));
   const SignalId norm = decoded_.op[kVuRmsnorm];
   const Form binary = F(decoded_.op[kVuAdd16]) + F(decoded_.op[kVuMul16]);
-  const Form elementwise = binary + F(decoded_.op[kVuSilu]), rope = F(decoded_.op[kVuRope]);
+  const Form elementwise = binary + F(decoded_.op[kVuSilu]), rope = F(decoded_.op[kVuRope]), row = F(decoded_.op[kVuRow16]);
   const std::vector<SignalId> computing(v.element.begin(), v.element.begin() + kVectorLineElements);
-  v.writes_lines_on = elementwise + F(norm) + rope;
+  v.writes_lines_on = elementwise + F(norm) + rope + row;
   v.reads_a_on = elementwise + rope + circuit::sum_of(computing) - 1;
   v.reads_b_on = binary + circuit::sum_of(computing) + F(g.exclusive_or("bit5_differs", operands_.rs1[5], operands_.rs2[5])) - 2;
   v.norm_reads_on = F(norm) + circuit::sum_of(computing) - 1;
@@ -434,7 +436,8 @@ VectorLines MachineBuilder::add_vector_lines(const VectorRegisters& registers) {
   return v;
 }
 
-void MachineBuilder::add_vector_elementwise(const VectorLines& v, const ActivationRows& am, const VectorRegisters& registers) {
+ProductOperands MachineBuilder::add_vector_elementwise(const VectorLines& v, const ActivationRows& am,
+                                                      const VectorRegisters& registers) {
   Gates g = gates("vector.elementwise");
   const Bits& x = operands_.rs1;
   const Bits& y = operands_.rs2;
@@ -462,35 +465,52 @@ void MachineBuilder::add_vector_elementwise(const VectorLines& v, const Activati
   Form differs;
   for (int i = 0; i < 32; ++i) differs += F(c.exclusive_or(indexed("differs", i), x[i], y[i]));
   bad_binary += F(c.all("same_parity", {nlit(c.exclusive_or("bit5_differs", x[5], y[5])), lit(c.any("differ", differs))}));
-  const std::vector<SignalId> shift = circuit::decode_one_hot(c, "shift", slice(registers.aux, 0, 5));
-  const Form bad_shift = any_of(c, "aux_high", slice(registers.aux, 5, 27)) + F(shift[0]) + F(shift[31]);
+  const Bits shift = slice(registers.aux, 0, 5);
+  const Form bad_shift = any_of(c, "aux_high", slice(registers.aux, 5, 27)) + F(c.all("shift_zero", match_bits(shift, 0, 5, 0))) +
+                         F(c.all("shift_31", match_bits(shift, 0, 5, 31)));
   const SignalId vl_past_32 = c.at_least("vl_past_32", circuit::binary_value(slice(vl, 0, 7)), 33);
-  Form bad_norm = any_of(c, "vl_past_127", slice(vl, 7, 6)) +
-                  F(c.all("vl_65_to_127", {lit(vl[6]), lit(c.any("vl_low6", circuit::sum_of(slice(vl, 0, 6))))}));
+  const SignalId vl_past_64 =
+      c.any("vl_past_64", any_of(c, "vl_past_127", slice(vl, 7, 6)) +
+                              F(c.all("vl_65_to_127", {lit(vl[6]), lit(c.any("vl_low6", circuit::sum_of(slice(vl, 0, 6))))})));
+  Form bad_norm = F(vl_past_64);
   bad_norm += any_of(c, "y_misaligned", slice(y, 0, 5)) +
               any_of(c, "y_high", slice(y, kVectorElementAddressBits, 32 - kVectorElementAddressBits));
   bad_norm += F(c.all("across_rows", {lit(y[5]), lit(y[6]), lit(y[7]), lit(vl_past_32)}));
-  const SignalId checks_lines = c.any("checks_lines", F(v.by_lines) + F(norm) + F(decoded_.op[kVuRope]));
+  const SignalId row = decoded_.op[kVuRow16];
+  const SignalId checks_lines = c.any("checks_lines", F(v.by_lines) + F(norm) + F(decoded_.op[kVuRope]) + F(row));
   const Form illegal = F(c.all("bad_operation", {lit(checks_lines), lit(bad_lines)})) +
                        F(c.all("bad_pair", {lit(v.binary), lit(c.any("bad_binary", bad_binary))})) +
                        F(c.all("bad_shift", {lit(mul), lit(c.any("shift_outside", bad_shift))})) +
-                       F(c.all("bad_norm", {lit(norm), lit(c.any("norm_outside", bad_norm))}));
+                       F(c.all("bad_norm", {lit(norm), lit(c.any("norm_outside", bad_norm))})) +
+                       F(c.all("bad_row_length", {lit(row), lit(vl_past_64)}));
   illegal_operands_.push_back(c.any("illegal", illegal));
 
-  // The operands of element k: lane k of line_a's (line_b's) half in the read-out of its bank's parity.
+  // The operands of element k: lane k of line_a's (line_b's) half in the read-out of its bank's
+  // parity, but for vu.row16, which adds its own.
   auto operand = [&](const std::string& name, const Bits& line) {
     Gates o = g.sub(name);
     const Bits bits = o.signals("bit", kVectorElementBits);
-    for (int k = 0; k < kVectorLineElements; ++k) add_line_element(o, am, line, k, {lit(v.computes), lit(v.element[k])}, bits);
+    for (int k = 0; k < kVectorLineElements; ++k)
+      add_line_element(o, am, line, k, {lit(v.computes), lit(v.element[k]), nlit(row)}, bits);
     return bits;
   };
   const Bits a = operand("a", v.line_a), b = operand("b", v.line_b);
+  // The product's operands a stage later (vu.row16 reads its own from WM, a layer after AM): the
+  // elements copied, vu.row16's added by add_vector_row16.
+  Gates p = g.sub("product");
+  const ProductOperands product{p.signals("a", kVectorElementBits), p.signals("b", kVectorElementBits),
+                                p.signals("shift", kProductShiftBits)};
+  for (int i = 0; i < kVectorElementBits; ++i) {
+    p.add_relu(product.a[i], F(a[i]));
+    p.add_relu(product.b[i], F(b[i]));
+  }
+  for (int i = 0; i < kProductShiftBits; ++i) p.add_all(product.shift[i], {lit(mul), lit(shift[i])});
   std::vector<int> silu_table(STORY_SILU, STORY_SILU + STORY_SILU_POINTS);
-  const std::vector<SignalId> mul_shift(shift.begin() + 1, shift.begin() + 31);
+  const SignalId multiplies = g.relu("multiplies", F(mul) + F(row), 1);
   const std::vector<int> inverse_roots(STORY_RSQRT, STORY_RSQRT + STORY_RSQRT_ENTRIES);
   const std::array<Bits, 4> results{
       circuit::add16_element(g.sub("add16"), a, b, Enable({lit(add), lit(v.computes)})),
-      circuit::mul16_element(g.sub("mul16"), a, b, mul_shift, Enable({lit(mul), lit(v.computes)})),
+      circuit::mul16_element(g.sub("mul16"), product.a, product.b, product.shift, Enable({lit(multiplies), lit(v.computes)})),
       circuit::silu_element(g.sub("silu"), a, silu_table, Enable({lit(silu), lit(v.computes)})),
       circuit::rmsnorm_element(g.sub("rmsnorm"), b, slice(v.latched, 0, kNormEntryBits),
                                slice(v.latched, kNormEntryBits, kNormHalfEBits), inverse_roots,
@@ -508,6 +528,7 @@ void MachineBuilder::add_vector_elementwise(const VectorLines& v, const Activati
   for (int i = 0; i < kVectorLineIndexBits; ++i) add_result_bit(out, i, {lit(v.commits), lit(more), lit(next_line[i])});
   g.add_relu(vector_result_pass_, F(v.computes));
   g.add_all(vector_line_pass_, {lit(v.commits), lit(more)});
+  return product;
 }
 
 void MachineBuilder::add_line_element(Gates& g, const ActivationRows& am, const Bits& line, int k,
@@ -723,6 +744,108 @@ void MachineBuilder::add_vector_rope(const VectorLines& v, const ActivationRows&
     add_result_bit(out, i, {lit(v.live), lit(even_element)}, F(first[i]));
     add_result_bit(out, i, {lit(v.live), nlit(even_element)}, F(second[i]));
   }
+}
+
+// vu.row16 a line at a time (docs/vector-unit.md): its first pass sends WLINE(AUX >> 6), so that the
+// next reads the requantisation pair at AUX out of that WM line and sends it as one VEC (the
+// multiplier, and the shift capped at 16, where every output is 0 already; a shift of 0 for a pair
+// the golden machine refuses); the pass fed that VEC traps at a shift of 0, or latches it and sends
+// WLINE(row >> 6), and the pass fed that LINE(0). Element k of line l is then the row's byte
+// 16·l + k requantised, sat13(round_shift(m·w, s)): vu.mul16's product of two 13-bit values, which
+// the elementwise unit computes, sends and writes for both.
+void MachineBuilder::add_vector_row16(const VectorLines& v, const WeightRows& wm, const VectorRegisters& registers,
+                                      const ProductOperands& product) {
+  Gates g = gates("vector.row16");
+  const SignalId row16 = decoded_.op[kVuRow16];
+  const Bits& row = operands_.rs2;
+  const Bits& pair = registers.aux;
+  constexpr int kRowLowBits = 6, kPairLowBits = 3, kWeightBits = 8, kMultiplierBits = 8;
+  constexpr int kShiftCodeBits = kProductShiftBits, kLanesPerByte = kWeightBits / kVectorWeightLaneBits;
+  constexpr int kWordsPerPair = 2, kPairsPerLine = 2 * kVectorWeightWordsPerHalf / kWordsPerPair;
+
+  // Illegal operands beyond the lines' (add_vector_elementwise): the row not a multiple of 64 or
+  // past WM, the pair not a multiple of 8 or past WM.
+  Gates c = g.sub("check"), row_check = c.sub("row"), pair_check = c.sub("pair");
+  const SignalId bad = c.any("bad", weight_address_outside(row_check, row, kRowLowBits) +
+                                        weight_address_outside(pair_check, pair, kPairLowBits));
+  const SignalId illegal = c.all("illegal", {lit(row16), lit(bad)});
+  // And a pair the golden machine refuses: the pass that reads it sends a shift of 0 (below), and
+  // the pass fed that VEC traps.
+  const SignalId is_wline = in_.is(TokenKind::kWline), is_vec = in_.is(TokenKind::kVec);
+  const std::vector<Literal> fed_pair{lit(row16), lit(is_vec), lit(v.norm_pass[1])};
+  std::vector<Literal> refused = fed_pair;
+  for (int i = 0; i < kShiftCodeBits; ++i) refused.push_back(nlit(in_.vec[kMultiplierBits + i]));
+  illegal_operands_.push_back(c.any("cause", F(illegal) + F(c.all("refused_pair", refused))));
+
+  // The passes before the first LINE, from the token fed and the VEC tokens since the step began
+  // (the first's and the third's both send WLINE).
+  const std::vector<Literal> first_pass{lit(row16), nlit(v.running), nlit(is_wline), nlit(is_vec), nlit(illegal),
+                                        nlit(control_.in_report)};
+  const std::vector<Literal> reads_pair_pass{lit(row16), lit(is_wline), lit(v.norm_pass[0])};
+  const SignalId sends_pair_line = g.all("sends_pair_line", first_pass);
+  const SignalId reads_pair = g.all("reads_pair", reads_pair_pass);
+  const SignalId latches = g.all("latches", fed_pair);
+  g.add_all(vector_wline_pass_, first_pass);
+  g.add_all(vector_wline_pass_, fed_pair);
+  g.add_all(vector_result_pass_, reads_pair_pass);
+  g.add_all(vector_line_pass_, {lit(row16), lit(is_wline), lit(v.norm_pass[1])});
+  Gates out = g.sub("out");
+  for (int i = 0; i < kVectorWeightLineBits; ++i) {
+    add_result_bit(out, i, {lit(sends_pair_line), lit(pair[kRowLowBits + i])});
+    add_result_bit(out, i, {lit(latches), lit(row[kRowLowBits + i])});
+  }
+
+  // The pair: the low bytes of its multiplier's and its shift's words as bits, and whether any of
+  // their higher nibbles is set, from the pair's place in the line, AUX[5:3].
+  Gates p = g.sub("pair");
+  const Bits multiplier = p.signals("multiplier", kMultiplierBits), shift = p.signals("shift", kWeightBits);
+  const SignalId high_set = p.signal("high_set");
+  constexpr double kSelect = 1 << 18;  // above the sum of the pair's twelve high nibble levels (each ≤ 2^14)
+  for (int place = 0; place < kPairsPerLine; ++place) {
+    const std::vector<Literal> here = join(match_bits(pair, kPairLowBits, 3, static_cast<std::uint32_t>(place)), {lit(reads_pair)});
+    Form high;
+    for (int w = 0; w < kWordsPerPair; ++w) {
+      const std::vector<SignalId>& word = wm[kWordsPerPair * place + w];
+      add_levels_as_bits(p, std::vector<SignalId>(word.begin(), word.begin() + kLanesPerByte), here, w ? shift : multiplier,
+                         kVectorWeightLaneBits);
+      for (auto lane = word.begin() + kLanesPerByte; lane != word.end(); ++lane) high += F(*lane);
+    }
+    Form selected;
+    for (const Literal& l : here) selected += l.negated ? Form(1.0) - F(l.signal) : F(l.signal);
+    p.add_step(high_set, high + kSelect * selected, kSelect * static_cast<double>(here.size()) + 1);
+  }
+  // A shift outside 1..62: bit 6 or 7 set, its low six bits all 0 or all 1.
+  Form low_shift;
+  for (int i = 0; i < 6; ++i) low_shift += F(shift[i]);
+  const SignalId bad_pair = p.any("bad", F(high_set) + F(shift[6]) + F(shift[7]) +
+                                             F(p.relu("shift_zero", F(reads_pair) - low_shift, 1)) +
+                                             F(p.at_least("shift_63", low_shift, 6)));
+  // The token: the multiplier, then min(shift, 16) in 5 bits, or 0 for a pair the golden machine
+  // refuses, which makes the instruction illegal in the pass it feeds (above): a trap cause known
+  // from the token, so that the trap waits for no WM read.
+  const SignalId capped = p.any("capped", F(shift[4]) + F(shift[5]));
+  for (int i = 0; i < kMultiplierBits; ++i) add_result_bit(out, i, {}, F(multiplier[i]));
+  for (int i = 0; i < 4; ++i) add_result_bit(out, kMultiplierBits + i, {lit(shift[i]), nlit(capped), nlit(bad_pair)});
+  add_result_bit(out, kMultiplierBits + 4, {lit(capped), nlit(bad_pair)});
+  g.add_relu(v.latches, F(latches));
+  for (int i = 0; i < kVectorResultBits; ++i) g.add_all(v.latch_value[i], {lit(latches), lit(in_.vec[i])});
+
+  // Element k of line l is the product's: a the row's byte 16·l + k of its WM line (two nibble
+  // lanes, sign-extended), b the latched multiplier, and the latched shift.
+  const SignalId computes = g.all("computes", {lit(row16), lit(v.computes)});
+  Gates e = g.sub("weight");
+  constexpr int kWeightLineBytes = 2 * kVectorWeightWordsPerHalf * 4;
+  const Bits weight = slice(product.a, 0, kWeightBits), sign = slice(product.a, kWeightBits, kVectorElementBits - kWeightBits);
+  for (int l = 0; l < kWeightLineBytes / kVectorLineElements; ++l)
+    for (int k = 0; k < kVectorLineElements; ++k) {
+      const int byte = kVectorLineElements * l + k, lane = kLanesPerByte * (byte % 4);
+      const std::vector<SignalId>& word = wm[byte / 4];
+      add_levels_as_bits(e, std::vector<SignalId>(word.begin() + lane, word.begin() + lane + kLanesPerByte),
+                         join(match_bits(v.line, 0, 2, static_cast<std::uint32_t>(l)), {lit(computes), lit(v.element[k])}),
+                         weight, kVectorWeightLaneBits, sign);
+    }
+  for (int i = 0; i < kMultiplierBits; ++i) e.add_all(product.b[i], {lit(computes), lit(v.latched[i])});
+  for (int i = 0; i < kShiftCodeBits; ++i) e.add_all(product.shift[i], {lit(computes), lit(v.latched[kMultiplierBits + i])});
 }
 
 // The configuration registers, two to a single-row bank (a write replaces its half only): each

@@ -8,6 +8,7 @@
 
 #include "isa/instruction_set.h"
 #include "program/elf_format.h"
+#include "program/elf_loader.h"
 #include "program/elf_writer.h"
 
 namespace rvformer::emulator {
@@ -342,31 +343,36 @@ class StreamGenerator {
     }
     return item;
   }
-  // vu.add16, vu.mul16 (a random shift), vu.silu, vu.argmax, vu.rmsnorm (a random epsilon term) and
-  // vu.rope in turn, over 1..48 elements (an even count for vu.rope) at a random line x, the second
-  // operand x itself or the line 32 elements off it (bit 5 flipped), for the norm a random vector
-  // within one AM row, as the unit requires, and for vu.rope a random table of WM.
+  // vu.add16, vu.mul16 (a random shift), vu.silu, vu.argmax, vu.rmsnorm (a random epsilon term),
+  // vu.rope and vu.row16 in turn, over 1..48 elements (an even count for vu.rope, up to 64 for
+  // vu.row16) at a random line x, the second operand x itself or the line 32 elements off it (bit 5
+  // flipped), for the norm a random vector within one AM row, as the unit requires, for vu.rope a
+  // random table of WM, for vu.row16 a random WM line and one of the pairs at kRandomStreamPairs.
   void line_operation(Item& item, std::uint8_t address, std::uint8_t value) {
     constexpr std::uint32_t kLine = program::kVectorLineElements, kBankRow = 2 * kLine, kRow = 8 * kBankRow;
-    constexpr std::array kOps{Op::kVuAdd16, Op::kVuMul16, Op::kVuSilu, Op::kVuArgmax, Op::kVuRmsnorm, Op::kVuRope};
-    constexpr std::uint32_t kRopeTable = 32;
+    constexpr std::array kOps{Op::kVuAdd16, Op::kVuMul16, Op::kVuSilu, Op::kVuArgmax, Op::kVuRmsnorm, Op::kVuRope, Op::kVuRow16};
+    constexpr std::uint32_t kRopeTable = 32, kWeightLine = 64;
     const Op op = kOps[line_operations_++ % kOps.size()];
-    const auto count = static_cast<std::uint32_t>(op == Op::kVuRope ? 2 * pick(1, 3 * kLine / 2) : pick(1, 3 * kLine));
+    const auto count = static_cast<std::uint32_t>(op == Op::kVuRope    ? 2 * pick(1, 3 * kLine / 2)
+                                                  : op == Op::kVuRow16 ? pick(1, 4 * kLine)
+                                                                       : pick(1, 3 * kLine));
     append_load_immediate(item.instructions, address, count);
     item.instructions.push_back(make(Op::kVuSetvl, 0, address, 0, 0));
-    if (op == Op::kVuMul16 || op == Op::kVuRmsnorm) {
-      const std::uint32_t aux = op == Op::kVuMul16 ? static_cast<std::uint32_t>(pick(1, 30))
-                                : pick(0, 1)       ? static_cast<std::uint32_t>(pick(0, 5000))
-                                                   : static_cast<std::uint32_t>(random_());
+    if (op == Op::kVuMul16 || op == Op::kVuRmsnorm || op == Op::kVuRow16) {
+      const std::uint32_t aux = op == Op::kVuMul16   ? static_cast<std::uint32_t>(pick(1, 30))
+                                : op == Op::kVuRow16 ? kRandomStreamPairs + 8 * static_cast<std::uint32_t>(pick(0, kRandomStreamPairCount - 1))
+                                : pick(0, 1)         ? static_cast<std::uint32_t>(pick(0, 5000))
+                                                     : static_cast<std::uint32_t>(random_());
       append_load_immediate(item.instructions, address, aux);
       item.instructions.push_back(make(Op::kVuSetaux, 0, address, 0, 0));
     }
     const std::uint32_t x = kLine * static_cast<std::uint32_t>(pick(0, program::kVectorActivationElements / kLine - 8));
     append_load_immediate(item.instructions, address, x);
-    const bool two_operands = op == Op::kVuAdd16 || op == Op::kVuMul16 || op == Op::kVuRmsnorm || op == Op::kVuRope;
-    if (op == Op::kVuRope) {
-      append_load_immediate(item.instructions, value,
-                            kRopeTable * static_cast<std::uint32_t>(pick(0, program::kVectorWeightBytes / kRopeTable - 1)));
+    const bool two_operands =
+        op == Op::kVuAdd16 || op == Op::kVuMul16 || op == Op::kVuRmsnorm || op == Op::kVuRope || op == Op::kVuRow16;
+    if (op == Op::kVuRope || op == Op::kVuRow16) {
+      const std::uint32_t size = op == Op::kVuRope ? kRopeTable : kWeightLine;
+      append_load_immediate(item.instructions, value, size * static_cast<std::uint32_t>(pick(0, program::kVectorWeightBytes / size - 1)));
     } else if (op == Op::kVuRmsnorm) {
       const int last_bank = count > kBankRow ? 6 : 7;
       append_load_immediate(item.instructions, value,
@@ -455,7 +461,28 @@ std::vector<std::uint32_t> exit_successfully(const program::MemoryMap& map) {
   return words;
 }
 
+// A weight memory image with kRandomStreamPairCount valid requantisation pairs at kRandomStreamPairs:
+// multipliers 0..255, shifts mostly 1..20 (where outputs are not all 0), some up to 62.
+std::vector<std::uint8_t> stream_pairs(std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::vector<std::uint8_t> weights(program::kVectorWeightBytes);
+  for (std::uint32_t i = 0; i < kRandomStreamPairCount; ++i) {
+    const std::uint32_t multiplier = random() % 256, shift = 1 + (i % 4 ? random() % 20 : random() % 62);
+    for (int b = 0; b < 4; ++b) {
+      weights[kRandomStreamPairs + 8 * i + b] = static_cast<std::uint8_t>(multiplier >> (8 * b));
+      weights[kRandomStreamPairs + 8 * i + 4 + b] = static_cast<std::uint8_t>(shift >> (8 * b));
+    }
+  }
+  return weights;
+}
+
 }  // namespace
+
+program::ProgramImage random_program_image(const RandomProgram& program, const program::MemoryMap& map) {
+  program::ProgramImage image = program::load_elf(program.elf, map, "random program");
+  image.weights = program.weights;
+  return image;
+}
 
 std::string dump_word_name(int index) {
   if (index < kDumpRegisterWords) return fmt::format("x{}", index);
@@ -496,6 +523,7 @@ RandomProgram generate_random_program(const RandomProgramOptions& options) {
     for (int shift = 0; shift < 32; shift += 8) segment.bytes.push_back(word >> shift & 0xFF);
   }
   program.elf = program::write_elf(map.code.base, std::vector{segment});
+  if (map.vector_unit) program.weights = stream_pairs(options.seed);
   return program;
 }
 

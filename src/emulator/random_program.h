@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "program/machine_spec.h"
+#include "program/program_image.h"
 
 namespace rvformer::emulator {
 
@@ -25,8 +26,16 @@ struct RandomProgramOptions {
   program::MemoryMap map = program::kQemuVirtMap;
 };
 
+// On a map with the vector unit, vu.row16 takes its requantisation pair from one of
+// kRandomStreamPairCount valid pairs at WM byte kRandomStreamPairs, which RandomProgram::weights holds.
+inline constexpr std::uint32_t kRandomStreamPairCount = 64;
+inline constexpr std::uint32_t kRandomStreamPairs = program::kVectorWeightBytes - 8 * kRandomStreamPairCount;
+
 struct RandomProgram {
   std::vector<std::uint8_t> elf;
+  // The weight memory image its streams need on a map with the vector unit (zeros but the pairs at
+  // kRandomStreamPairs); empty on the other maps.
+  std::vector<std::uint8_t> weights;
   // [first, last) code address of each stream's random instructions, for reports.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> stream_code;
   std::vector<std::uint32_t> code;  // the code ROM words from map.code.base
@@ -41,5 +50,9 @@ inline constexpr int kDumpWords = kDumpRegisterWords + kDumpScratchWords;
 std::string dump_word_name(int index);
 
 RandomProgram generate_random_program(const RandomProgramOptions& options);
+
+// The program as the loader places it on `map` (its ELF, and its weight memory image on a map with
+// the vector unit).
+program::ProgramImage random_program_image(const RandomProgram& program, const program::MemoryMap& map);
 
 }  // namespace rvformer::emulator

@@ -17,14 +17,10 @@ namespace rvformer::emulator {
 using namespace isa;  // the instruction set and traps of the machine
 namespace {
 
-program::ProgramImage image_of(const RandomProgram& program, const program::MemoryMap& map) {
-  return program::load_elf(program.elf, map, "random.elf");
-}
-
 TEST(RandomProgram, PrintsOneDumpLinePerStreamAndExits) {
   for (const program::MemoryMap& map : program::kMemoryMaps) {
     RandomProgram program = generate_random_program({.seed = 5, .streams = 20, .map = map});
-    MachineRun run = run_on_emulator(image_of(program, map), 10'000'000);
+    MachineRun run = run_on_emulator(random_program_image(program, map), 10'000'000);
     EXPECT_EQ(run.failure, "") << map.name;
     EXPECT_EQ(run.exit_status, 0);
     std::istringstream lines(run.console);
@@ -41,7 +37,7 @@ TEST(RandomProgram, PrintsOneDumpLinePerStreamAndExits) {
 
 TEST(RandomProgram, ExecutesEveryInstruction) {
   RandomProgram program = generate_random_program({.seed = 11, .streams = 100});
-  Emulator machine(image_of(program, program::kQemuVirtMap));
+  Emulator machine(random_program_image(program, program::kQemuVirtMap));
   std::array<int, kInstructionCount> executed{};
   while (!machine.halted()) {
     Op op = decode(machine.read_word(machine.pc()).value()).op;

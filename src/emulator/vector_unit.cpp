@@ -26,6 +26,9 @@ constexpr std::uint32_t kAmRowElements = 256;            // and a row of all 8 b
 constexpr std::uint32_t kMaxPositions = 512;             // vu.attend's VL
 constexpr std::uint32_t kAttentionBlock = 32;            // positions vu.attend takes at a time
 constexpr std::uint32_t kRopeTableBytes = 32;            // vu.rope's table: 8 cosines, then 8 sines
+constexpr std::uint32_t kWeightLineBytes = 64;           // a WM line: a matrix's rows start at one
+constexpr std::uint32_t kMaxRowLength = kWeightLineBytes; // vu.row16's VL: one WM line
+constexpr std::uint32_t kPairBytes = 8;                  // a requantisation pair
 constexpr std::uint32_t kMaxAttentionHeadSize = 8;       // HS of vu.attend: scores within ±2^22
 constexpr std::uint32_t kMinShift = 1, kMaxShift = 62;  // a requantisation pair's shift
 constexpr std::uint32_t kMaxMultiplier = 255;           // and its multiplier, from 0
@@ -158,14 +161,18 @@ std::int16_t silu_q9(std::int16_t h) {
 
 }  // namespace
 
-// A matrix operand: `rows` requantisation pairs {multiplier, shift} from `address`, then the int8
-// weights row after row. Byte addresses in 64 bits, so that no operand wraps around.
+// A matrix operand: `rows` requantisation pairs {multiplier, shift} from `address`, then from the
+// next WM line its int8 rows, each padded to whole lines. Byte addresses in 64 bits, so that no
+// operand wraps around.
 struct VectorUnit::Matrix {
   std::uint32_t address = 0, rows = 0, columns = 0;
 
-  std::uint64_t pair(std::uint32_t row) const { return std::uint64_t{address} + 8 * std::uint64_t{row}; }
+  static std::uint64_t whole_lines(std::uint64_t bytes) {
+    return (bytes + kWeightLineBytes - 1) / kWeightLineBytes * kWeightLineBytes;
+  }
+  std::uint64_t pair(std::uint32_t row) const { return std::uint64_t{address} + kPairBytes * std::uint64_t{row}; }
   std::uint64_t row_weights(std::uint32_t row) const {
-    return std::uint64_t{address} + 8 * std::uint64_t{rows} + std::uint64_t{row} * columns;
+    return whole_lines(pair(rows)) + std::uint64_t{row} * whole_lines(columns);
   }
   std::uint64_t end() const { return row_weights(rows); }
 };
@@ -308,19 +315,17 @@ bool VectorUnit::matvec(std::uint32_t out, std::uint32_t address) {
   return true;
 }
 
-// Row SRC of the matrix requantised as it stands (an embedding lookup): only that row's pair and
-// weights are read.
-bool VectorUnit::row16(std::uint32_t out, std::uint32_t address) {
-  Matrix m;
-  const std::uint32_t row = registers_[kSrc];
-  if (!matrix_at(address, m) || row >= m.rows || !in_weights(m.pair(row), 8) ||
-      !in_weights(m.row_weights(row), m.columns) || !in_activations(out, m.columns) || !valid_pair(m.pair(row)))
+// A row of weights requantised as it stands (an embedding lookup): VL weights from the WM line at
+// `row`, by the pair at WM AUX, into AM a line at a time. The weights read the pair and the row in
+// passes of their own, each a WM line.
+bool VectorUnit::row16(std::uint32_t out, std::uint32_t row) {
+  const std::uint32_t n = count(), pair = registers_[kAux];
+  if (!in_range(n, 1, kMaxRowLength) || row % kWeightLineBytes != 0 || !in_weights(row, kWeightLineBytes) ||
+      pair % kPairBytes != 0 || !in_weights(pair, kPairBytes) || !whole_lines(out, n) || !valid_pair(pair))
     return false;
-  const std::int32_t multiplier = weight_word(m.pair(row)), shift = weight_word(m.pair(row) + 4);
-  const auto* w = reinterpret_cast<const std::int8_t*>(weights_.data() + m.row_weights(row));
-  result_.resize(m.columns);
-  for (std::uint32_t j = 0; j < m.columns; ++j) result_[j] = to_activation(requantise(w[j], multiplier, shift));
-  write_result(out);
+  const std::int32_t multiplier = weight_word(pair), shift = weight_word(pair + 4);
+  const auto* w = reinterpret_cast<const std::int8_t*>(weights_.data() + row);
+  write_lines(out, n, [&](std::uint32_t j) { return to_activation(requantise(w[j], multiplier, shift)); });
   return true;
 }
 

@@ -54,7 +54,7 @@ class VectorUnit {
   struct Matrix;
 
   bool matvec(std::uint32_t out, std::uint32_t matrix);
-  bool row16(std::uint32_t out, std::uint32_t matrix);
+  bool row16(std::uint32_t out, std::uint32_t row);
   bool add16(std::uint32_t x, std::uint32_t y);
   bool mul16(std::uint32_t a, std::uint32_t b);
   bool rmsnorm(std::uint32_t out, std::uint32_t x);

@@ -44,6 +44,12 @@ constexpr std::uint32_t kWeightBytes = VectorUnit::kWeightBytes;
 constexpr std::uint32_t kElements = VectorUnit::kActivationElements;
 constexpr std::uint32_t kKvSlots = VectorUnit::kKvSlots, kKvElements = VectorUnit::kKvElements;
 constexpr std::uint32_t kLineElements = VectorUnit::kLineElements;
+constexpr std::uint32_t kWeightLine = 64;  // a WM line: a matrix's rows start at one and take whole lines
+
+std::uint32_t whole_weight_lines(std::uint32_t bytes) { return (bytes + kWeightLine - 1) / kWeightLine * kWeightLine; }
+// Where a matrix's row 0 starts, and how far apart its rows lie.
+std::uint32_t matrix_rows_at(std::uint32_t matrix, std::uint32_t rows) { return whole_weight_lines(matrix + 8 * rows); }
+int row_stride(std::uint32_t cols) { return static_cast<int>(whole_weight_lines(cols)); }
 constexpr std::uint8_t kZero = 0, kT0 = 5, kT1 = 6, kS0 = 8, kS1 = 9, kA0 = 10, kA1 = 11, kA2 = 12, kS2 = 18;
 
 std::uint32_t word_of(Op op, std::uint8_t rd, std::uint8_t rs1, std::uint8_t rs2, std::int32_t imm = 0) {
@@ -192,7 +198,7 @@ class VectorProgram {
   const std::vector<std::int16_t>& keys() const { return keys_; }
   const std::vector<std::int16_t>& values() const { return values_; }
   const std::int8_t* matrix_weights(std::uint32_t matrix, std::uint32_t rows) const {
-    return reinterpret_cast<const std::int8_t*>(weights_.data() + matrix + 8 * rows);
+    return reinterpret_cast<const std::int8_t*>(weights_.data() + matrix_rows_at(matrix, rows));
   }
   std::vector<StoryRequant> matrix_pairs(std::uint32_t matrix, std::uint32_t rows) const {
     std::vector<StoryRequant> pairs(rows);
@@ -334,7 +340,8 @@ std::vector<StoryRequant> random_pairs(std::uint32_t rows, std::mt19937& random)
 void put_random_matrix(VectorProgram& program, std::uint32_t matrix, std::uint32_t rows, std::uint32_t cols,
                        std::mt19937& random, std::vector<StoryRequant> pairs = {}) {
   if (pairs.empty()) pairs = random_pairs(rows, random);
-  program.random_weights(matrix + 8 * rows, (rows * cols + 3) / 4, static_cast<std::uint32_t>(random()) | 1);
+  program.random_weights(matrix_rows_at(matrix, rows), rows * whole_weight_lines(cols) / 4,
+                         static_cast<std::uint32_t>(random()) | 1);
   program.put_weights(matrix, bytes_of(pairs));
 }
 
@@ -358,7 +365,7 @@ void check_matvec(Shape shape, std::uint32_t matrix, std::uint32_t seed, std::ve
   const std::vector<std::int16_t> input = program.activations_at(x, shape.cols);
   const int rows = static_cast<int>(shape.rows), cols = static_cast<int>(shape.cols);
   std::vector<std::int16_t> expected(shape.rows);
-  story_matvec16(expected.data(), w, r.data(), input.data(), rows, cols);
+  story_matvec16(expected.data(), w, row_stride(shape.cols), r.data(), input.data(), rows, cols);
   program.write_activations(out, expected);
   EXPECT_TRUE(same_memories(program.run(), program));
 }
@@ -392,37 +399,40 @@ TEST(VectorUnit, MatvecSumsOfTheLargestMagnitude) {
   for (std::int8_t value : {std::int8_t{127}, std::int8_t{-128}, std::int8_t{127}, std::int8_t{-128}})
     weights.insert(weights.end(), kCols, value);
   program.put_weights(0, bytes_of(pairs));
-  program.put_weights(8 * 4, bytes_of(weights));
+  program.put_weights(matrix_rows_at(0, 4), bytes_of(weights));
   std::vector<std::int16_t> x(kCols, kElementMax);
   x[0] = kElementMin;  // −128 · −4096 once
   program.put_activations(0, x);
   program.set(Op::kVuSetvl, 4).set(Op::kVuSetcols, kCols).set(Op::kVuSetsrc, 0);
   program.op(Op::kVuMatvec16, 1000, 0);
   std::vector<std::int16_t> out(4);
-  story_matvec16(out.data(), program.matrix_weights(0, 4), pairs.data(), x.data(), 4, kCols);
+  story_matvec16(out.data(), program.matrix_weights(0, 4), row_stride(kCols), pairs.data(), x.data(), 4, kCols);
   program.write_activations(1000, out);
   EXPECT_TRUE(same_memories(program.run(), program));
 }
 
-// Each row of a matrix looked up as an embedding, against story_requant13 of its weights.
+// Rows of 1 to 64 weights looked up as embeddings, from WM lines anywhere (the first and the last
+// among them), each by a pair anywhere in WM, against story_requant13 of its weights, a line at a
+// time with zeros past VL.
 TEST(VectorUnit, Row16MatchesTheReference) {
   std::mt19937 random(400);
-  for (Shape shape : {Shape{1, 1}, Shape{512, 64}, Shape{7, 512}, Shape{4096, 3}}) {
-    VectorProgram program;
-    const std::uint32_t matrix = 4 * (random() % 16);
-    put_random_matrix(program, matrix, shape.rows, shape.cols, random);
-    program.set(Op::kVuSetvl, shape.rows).set(Op::kVuSetcols, shape.cols);
-    const std::vector<StoryRequant> pairs = program.matrix_pairs(matrix, shape.rows);
-    for (std::uint32_t row : {0u, shape.rows / 2, shape.rows - 1}) {
-      const std::uint32_t out = 100 * (row % 97) + 7;
-      program.set(Op::kVuSetsrc, row).op(Op::kVuRow16, out, matrix);
-      std::vector<std::int16_t> expected(shape.cols);
-      const std::int8_t* w = program.matrix_weights(matrix, shape.rows) + row * shape.cols;
-      for (std::uint32_t j = 0; j < shape.cols; ++j) expected[j] = story_requant13(w[j], pairs[row]);
-      program.write_activations(out, expected);
-    }
-    EXPECT_TRUE(same_memories(program.run(), program)) << shape.rows << " x " << shape.cols;
+  VectorProgram program;
+  constexpr std::uint32_t kPairs = kWeightBytes / 2, kPairCount = 64;
+  program.random_weights(0, kWeightBytes / 4, 401);
+  program.put_weights(kPairs, bytes_of(random_pairs(kPairCount, random)));
+  const std::vector<StoryRequant> pairs = program.matrix_pairs(kPairs, kPairCount);
+  const std::uint32_t lengths[] = {64, 64, 1, 2, 15, 16, 17, 33, 63, 64};
+  for (std::size_t i = 0; i < std::size(lengths); ++i) {
+    const std::uint32_t n = lengths[i];
+    const std::uint32_t row = i == 0 ? 0 : i == 1 ? kWeightBytes - kWeightLine : kWeightLine * (random() % (kPairs / kWeightLine));
+    const std::uint32_t pair = random() % kPairCount, out = kLineElements * (random() % (kElements / kLineElements - 4));
+    program.set(Op::kVuSetvl, n).set(Op::kVuSetaux, kPairs + 8 * pair).op(Op::kVuRow16, out, row);
+    std::vector<std::int16_t> expected(n);
+    const auto* w = reinterpret_cast<const std::int8_t*>(program.weights().data() + row);
+    for (std::uint32_t j = 0; j < n; ++j) expected[j] = story_requant13(w[j], pairs[pair]);
+    program.write_lines(out, expected);
   }
+  EXPECT_TRUE(same_memories(program.run(), program));
 }
 
 TEST(VectorUnit, Add16SaturatesLikeTheReference) {
@@ -707,6 +717,10 @@ TEST(VectorUnit, OutputsSaturateAtThirteenBits) {
     program.write_activations(element, values);
     outputs.insert(outputs.end(), values.begin(), values.end());
   };
+  auto expect_lines = [&](std::uint32_t element, const std::vector<std::int16_t>& values) {
+    program.write_lines(element, values);
+    outputs.insert(outputs.end(), values.begin(), values.end());
+  };
   // Rows {weight, {multiplier, shift}} whose w · m / 2^shift lies around the ends: 4095, 4095.75, 4096,
   // −4096, −4128, −4095, −4095.75 …, and the same negated by the input −1.
   struct Row {
@@ -716,35 +730,31 @@ TEST(VectorUnit, OutputsSaturateAtThirteenBits) {
   const std::vector<Row> rows = {{63, {130, 1}},   {127, {129, 2}}, {64, {128, 1}},   {-128, {128, 2}},
                                  {-128, {129, 2}}, {-64, {128, 1}}, {-65, {126, 1}},  {127, {255, 3}},
                                  {-128, {255, 3}}, {-127, {129, 2}}, {1, {255, 1}},   {-1, {255, 1}}};
-  std::vector<StoryRequant> pairs;
-  std::vector<std::int8_t> weights;
-  for (const Row& row : rows) pairs.push_back(row.pair), weights.push_back(row.weight);
-  while (weights.size() % 4 != 0) weights.push_back(0);
   const auto count = static_cast<std::uint32_t>(rows.size());
-  program.put_weights(0, bytes_of(pairs)).put_weights(8 * count, bytes_of(weights));
+  std::vector<StoryRequant> pairs;
+  std::vector<std::int8_t> weights(count * kWeightLine);  // a line a row
+  for (std::uint32_t i = 0; i < count; ++i) pairs.push_back(rows[i].pair), weights[kWeightLine * i] = rows[i].weight;
+  program.put_weights(0, bytes_of(pairs)).put_weights(matrix_rows_at(0, count), bytes_of(weights));
   program.put_activations(0, {1, -1});
   program.set(Op::kVuSetvl, count).set(Op::kVuSetcols, 1);
   for (std::uint32_t x : {0u, 1u}) {
     program.set(Op::kVuSetsrc, x).op(Op::kVuMatvec16, 100 + 100 * x, 0);
     std::vector<std::int16_t> out(count);
     const std::vector<std::int16_t> input = program.activations_at(x, 1);
-    story_matvec16(out.data(), program.matrix_weights(0, count), pairs.data(), input.data(),
+    story_matvec16(out.data(), program.matrix_weights(0, count), row_stride(1), pairs.data(), input.data(),
                    static_cast<int>(count), 1);
     expect(100 + 100 * x, out);
   }
+  program.set(Op::kVuSetvl, 1);
   for (std::uint32_t row = 0; row < count; ++row) {
-    program.set(Op::kVuSetsrc, row).op(Op::kVuRow16, 300 + row, 0);
-    expect(300 + row, {story_requant13(rows[row].weight, rows[row].pair)});
+    program.set(Op::kVuSetaux, 8 * row).op(Op::kVuRow16, 320 + 16 * row, matrix_rows_at(0, count) + kWeightLine * row);
+    expect_lines(320 + 16 * row, {story_requant13(rows[row].weight, rows[row].pair)});
   }
 
   // Sums and products that land on each side of both ends.
   const std::vector<std::int16_t> a = {4094, 4095, 4095, 2048, -4095, -4096, -4096, -2048, 4095, -4096, 1,    -1};
   const std::vector<std::int16_t> b = {1,    1,    0,    2048, -1,    0,     -1,    -2049, 4095, -4096, 4095, -4096};
   const auto n = static_cast<std::uint32_t>(a.size());
-  auto expect_lines = [&](std::uint32_t element, const std::vector<std::int16_t>& values) {
-    program.write_lines(element, values);
-    outputs.insert(outputs.end(), values.begin(), values.end());
-  };
   program.put_activations(1024, a).put_activations(2080, b).set(Op::kVuSetvl, n).op(Op::kVuAdd16, 1024, 2080);
   std::vector<std::int16_t> sum = a;
   story_add16(sum.data(), b.data(), static_cast<int>(n));
@@ -845,7 +855,7 @@ TEST(VectorUnit, OutputsMayOverlapTheirInputs) {
     const std::uint32_t x = at, out = at + static_cast<std::uint32_t>(offset);
     std::vector<std::int16_t> input = random_vector(kN, random), out16(kN);
     program.put_activations(x, input).set(Op::kVuSetsrc, x).op(Op::kVuMatvec16, out, kMatrix);
-    story_matvec16(out16.data(), w, pairs.data(), input.data(), kN, kN);
+    story_matvec16(out16.data(), w, row_stride(kN), pairs.data(), input.data(), kN, kN);
     program.write_activations(out, out16);
     at += 400;
   }
@@ -963,14 +973,15 @@ TEST(VectorUnit, TheImageFillsTheWeightMemoryAndVuWgetReadsIt) {
   VectorProgram program;
   constexpr std::uint32_t kRows = 8, kCols = 12;
   std::vector<std::uint8_t> image = bytes_of(random_pairs(kRows, random));
-  for (std::uint32_t i = 0; i < kRows * kCols + 3; ++i) image.push_back(static_cast<std::uint8_t>(random()));
+  for (std::uint32_t i = 0; i < kRows * kWeightLine + 3; ++i) image.push_back(static_cast<std::uint8_t>(random()));
   program.put_weights(0, image);
   const std::vector<std::int16_t> x = random_vector(kCols, random);
   program.put_activations(0, x);
   program.set(Op::kVuSetvl, kRows).set(Op::kVuSetcols, kCols).set(Op::kVuSetsrc, 0).op(Op::kVuMatvec16, 100, 0);
   std::vector<std::int16_t> expected(kRows);
   const std::vector<StoryRequant> pairs = program.matrix_pairs(0, kRows);
-  story_matvec16(expected.data(), program.matrix_weights(0, kRows), pairs.data(), x.data(), kRows, kCols);
+  story_matvec16(expected.data(), program.matrix_weights(0, kRows), row_stride(kCols), pairs.data(), x.data(), kRows,
+                 kCols);
   program.write_activations(100, expected);
   const auto last = static_cast<std::uint32_t>(image.size() / 4 * 4);  // the image's last, partial word
   const std::uint32_t addresses[] = {0, 4, 8 * kRows, last, last + 4, kWeightBytes - 8, kWeightBytes - 4};
@@ -1011,15 +1022,16 @@ TEST(VectorUnit, OperandsReachingTheEndsOfTheMemoriesAreLegal) {
   program.put_activations(x, input);
   program.set(Op::kVuSetvl, kRows).set(Op::kVuSetcols, kCols).set(Op::kVuSetsrc, x).op(Op::kVuMatvec16, out, kMatrix);
   std::vector<std::int16_t> products(kRows);
-  story_matvec16(products.data(), program.matrix_weights(kMatrix, kRows), program.matrix_pairs(kMatrix, kRows).data(),
-                 input.data(), kRows, kCols);
+  story_matvec16(products.data(), program.matrix_weights(kMatrix, kRows), row_stride(kCols),
+                 program.matrix_pairs(kMatrix, kRows).data(), input.data(), kRows, kCols);
   program.write_activations(out, products);
   // argmax over the last 4096 elements of AM.
   program.op(Op::kVuArgmax, kElements - kRows, 0, kA2);
   const std::vector<std::int16_t> tail = program.activations_at(kElements - kRows, kRows);
   const auto best = static_cast<std::uint32_t>(story_argmax16(tail.data(), kRows));
   // The last row looked up, its weights the last bytes of WM.
-  program.set(Op::kVuSetsrc, kRows - 1).op(Op::kVuRow16, 0, kMatrix);
+  static_assert(kCols == kWeightLine);
+  program.set(Op::kVuSetvl, kCols).set(Op::kVuSetaux, kMatrix + 8 * (kRows - 1)).op(Op::kVuRow16, 0, kWeightBytes - kWeightLine);
   std::vector<std::int16_t> row(kCols);
   const StoryRequant last_pair = program.matrix_pairs(kMatrix, kRows)[kRows - 1];
   for (std::uint32_t j = 0; j < kCols; ++j)
@@ -1108,16 +1120,24 @@ const IllegalCase kIllegalCases[] = {
      [](VectorProgram& p) { p.put_weight_word(8, 0x7FFFFFFF).op(Op::kVuMatvec16, 100, 0); }},
     {"vu.matvec16 with the most negative multiplier",
      [](VectorProgram& p) { p.put_weight_word(16, 0x80000000).op(Op::kVuMatvec16, 100, 0); }},
-    {"vu.row16 with SRC = VL", [](VectorProgram& p) { p.set(Op::kVuSetsrc, 4).op(Op::kVuRow16, 100, 0); }},
-    {"vu.row16 with the row's weights past WM",
-     [](VectorProgram& p) { p.set(Op::kVuSetvl, 4096).set(Op::kVuSetcols, 512).set(Op::kVuSetsrc, 4095).op(Op::kVuRow16, 100, 0); }},
-    {"vu.row16 with the row's shift out of range",
-     [](VectorProgram& p) { p.put_weight_word(2 * 8 + 4, 0).set(Op::kVuSetsrc, 2).op(Op::kVuRow16, 100, 0); }},
-    {"vu.row16 with the row's multiplier of 256",
-     [](VectorProgram& p) { p.put_weight_word(2 * 8, 256).set(Op::kVuSetsrc, 2).op(Op::kVuRow16, 100, 0); }},
-    {"vu.row16 with the row's multiplier negative",
-     [](VectorProgram& p) { p.put_weight_word(0, 0xFFFFFF00).op(Op::kVuRow16, 100, 0); }},
-    {"vu.row16 with out past AM", [](VectorProgram& p) { p.op(Op::kVuRow16, kEnd - 3, 0); }},
+    {"vu.row16 with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).set(Op::kVuSetaux, 8).op(Op::kVuRow16, 96, 64); }},
+    {"vu.row16 with VL 65", [](VectorProgram& p) { p.set(Op::kVuSetvl, 65).set(Op::kVuSetaux, 8).op(Op::kVuRow16, 96, 64); }},
+    {"vu.row16 with a row not a multiple of 64", [](VectorProgram& p) { p.set(Op::kVuSetaux, 8).op(Op::kVuRow16, 96, 96); }},
+    {"vu.row16 with a row past WM", [](VectorProgram& p) { p.set(Op::kVuSetaux, 8).op(Op::kVuRow16, 96, kWeightBytes); }},
+    {"vu.row16 with a pair not a multiple of 8", [](VectorProgram& p) { p.set(Op::kVuSetaux, 12).op(Op::kVuRow16, 96, 64); }},
+    {"vu.row16 with a pair past WM", [](VectorProgram& p) { p.set(Op::kVuSetaux, kWeightBytes).op(Op::kVuRow16, 96, 64); }},
+    {"vu.row16 with a shift of 0",
+     [](VectorProgram& p) { p.put_weight_word(2 * 8 + 4, 0).set(Op::kVuSetaux, 16).op(Op::kVuRow16, 96, 64); }},
+    {"vu.row16 with a shift of 63",
+     [](VectorProgram& p) { p.put_weight_word(2 * 8 + 4, 63).set(Op::kVuSetaux, 16).op(Op::kVuRow16, 96, 64); }},
+    {"vu.row16 with a shift of 2^31 + 1",
+     [](VectorProgram& p) { p.put_weight_word(2 * 8 + 4, 0x80000001).set(Op::kVuSetaux, 16).op(Op::kVuRow16, 96, 64); }},
+    {"vu.row16 with a multiplier of 256",
+     [](VectorProgram& p) { p.put_weight_word(2 * 8, 256).set(Op::kVuSetaux, 16).op(Op::kVuRow16, 96, 64); }},
+    {"vu.row16 with a multiplier negative",
+     [](VectorProgram& p) { p.put_weight_word(0, 0xFFFFFF00).set(Op::kVuSetaux, 0).op(Op::kVuRow16, 96, 64); }},
+    {"vu.row16 with out past AM", [](VectorProgram& p) { p.set(Op::kVuSetaux, 8).op(Op::kVuRow16, kEnd, 64); }},
+    {"vu.row16 with out not a line's first element", [](VectorProgram& p) { p.set(Op::kVuSetaux, 8).op(Op::kVuRow16, 100, 64); }},
     {"vu.add16 with VL 0", [](VectorProgram& p) { p.set(Op::kVuSetvl, 0).op(Op::kVuAdd16, 0, 32); }},
     {"vu.add16 with VL 4097", [](VectorProgram& p) { p.set(Op::kVuSetvl, 4097).op(Op::kVuAdd16, 0, 10016); }},
     {"vu.add16 with x's last line past AM", [](VectorProgram& p) { p.set(Op::kVuSetvl, 17).op(Op::kVuAdd16, kEnd - 16, 32); }},
@@ -1214,22 +1234,22 @@ TEST(VectorUnitTraps, TheTrapCasesSetupIsLegal) {
   program.set(Op::kVuSetvl, 4).set(Op::kVuSetcols, 4).set(Op::kVuSetsrc, 0).set(Op::kVuSetaux, 2).set(Op::kVuSeths, 2);
   program.op(Op::kVuPut, kEnd - 1, 7).op(Op::kVuGet, kEnd - 1, 0, kT1);
   program.op(Op::kVuKput, kEnd - kKvElements, kKvSlots - 1).op(Op::kVuVput, kEnd - kKvElements, kKvSlots - 1);
-  for (Op op : {Op::kVuMatvec16, Op::kVuRow16}) program.op(op, 100, 0);
+  program.op(Op::kVuMatvec16, 100, 0).set(Op::kVuSetaux, 8).op(Op::kVuRow16, 96, 64).set(Op::kVuSetaux, 2);
   for (Op op : {Op::kVuAdd16, Op::kVuMul16}) program.op(op, 1024, 32).op(op, 1024, 1024).op(op, 32, 1024);
   program.op(Op::kVuRmsnorm, 1008, 0).op(Op::kVuAttend, 1000, 0);
   program.op(Op::kVuSilu, kEnd - 16).op(Op::kVuRope, 0, 992).op(Op::kVuRope, kEnd - 16, kWeightBytes - 32);
   program.op(Op::kVuArgmax, 0, 0, kT1);
   Emulator emulator(program.image());
   EXPECT_EQ(emulator.run(10'000'000, ignore_console).reason, StopReason::kExited);
-  // The extreme multipliers are legal, and vu.row16 reads only its own row's pair.
+  // The extreme multipliers are legal, and vu.row16 reads only its own pair.
   VectorProgram extremes;
   put_random_matrix(extremes, 0, 4, 4, random);
   extremes.put_weight_word(0, 0).put_weight_word(8, 255).set(Op::kVuSetvl, 4).set(Op::kVuSetcols, 4);
   extremes.op(Op::kVuMatvec16, 100, 0);
   VectorProgram own_row;
   put_random_matrix(own_row, 0, 4, 4, random);
-  own_row.put_weight_word(3 * 8, 256).set(Op::kVuSetvl, 4).set(Op::kVuSetcols, 4).set(Op::kVuSetsrc, 2);
-  own_row.op(Op::kVuRow16, 100, 0);
+  own_row.put_weight_word(3 * 8, 256).set(Op::kVuSetvl, 4).set(Op::kVuSetaux, 16);
+  own_row.op(Op::kVuRow16, 96, 64 * 3);
   for (const VectorProgram* legal : {&extremes, &own_row}) {
     Emulator run(legal->image());
     EXPECT_EQ(run.run(10'000'000, ignore_console).reason, StopReason::kExited);

@@ -16,9 +16,11 @@ extern "C" {
 namespace rvformer::story {
 namespace {
 
-// Appends little-endian words and bytes, each part padded to a multiple of 4 bytes.
+// Appends little-endian words and bytes, each part padded to a multiple of 4 bytes; `origin` is the
+// blob offset of its first byte.
 class BlobWriter {
  public:
+  explicit BlobWriter(std::size_t origin = 0) : origin_(origin) {}
   void u32(std::uint32_t value) {
     for (int i = 0; i < 4; ++i) bytes_.push_back(static_cast<std::uint8_t>(value >> (8 * i)));
   }
@@ -34,6 +36,8 @@ class BlobWriter {
     pad();
   }
   void zeros(std::size_t count) { bytes_.resize(bytes_.size() + count, 0); }
+  // Zeros up to the next multiple of `alignment` bytes of the blob.
+  void align(std::size_t alignment) { zeros((alignment - (origin_ + size()) % alignment) % alignment); }
   std::size_t size() const { return bytes_.size(); }
   std::vector<std::uint8_t>& bytes() { return bytes_; }
 
@@ -41,6 +45,7 @@ class BlobWriter {
   void pad() {
     while (bytes_.size() % 4 != 0) bytes_.push_back(0);
   }
+  std::size_t origin_;
   std::vector<std::uint8_t> bytes_;
 };
 
@@ -67,9 +72,12 @@ struct MatrixPlan {
   int input_fraction_bits, output_fraction_bits;
 };
 
+// The pairs, then from the next multiple of STORY_LINE_BYTES of the blob the rows, each padded to
+// STORY_ROW_STRIDE(cols).
 void write_matrix(BlobWriter& out, const MatrixPlan& plan) {
   std::vector<StoryRequant> requant(plan.rows);
-  std::vector<std::int8_t> q(std::size_t(plan.rows) * plan.cols);
+  const std::size_t stride = STORY_ROW_STRIDE(plan.cols);
+  std::vector<std::int8_t> q(std::size_t(plan.rows) * stride);
   std::vector<double> row(plan.cols);
   for (int i = 0; i < plan.rows; ++i) {
     double largest = 0;
@@ -80,13 +88,14 @@ void write_matrix(BlobWriter& out, const MatrixPlan& plan) {
     }
     double scale = largest / 127;
     for (int j = 0; j < plan.cols; ++j)
-      q[std::size_t(i) * plan.cols + j] = static_cast<std::int8_t>(scale > 0 ? std::round(row[j] / scale) : 0);
+      q[std::size_t(i) * stride + j] = static_cast<std::int8_t>(scale > 0 ? std::round(row[j] / scale) : 0);
     requant[i] = requant_for(std::ldexp(scale, plan.output_fraction_bits - plan.input_fraction_bits));
   }
   for (const StoryRequant& r : requant) {
     out.i32(r.multiplier);
     out.i32(r.shift);
   }
+  out.align(STORY_LINE_BYTES);
   out.raw(q.data(), q.size());
 }
 
@@ -122,9 +131,9 @@ void write_layer(BlobWriter& out, const Llama2Config& c, const Llama2Layer& laye
 
 // Per position, the cosines of pos * 10000^(-2j / head_size) for the STORY_ROPE_PAIRS pairs of a
 // line (j = the pair's index modulo head_size / 2), then their sines, in Q14; from a multiple of
-// STORY_ROPE_ALIGN bytes of the blob, which `header_bytes` precede.
-void write_rope_table(BlobWriter& out, const Llama2Config& c, std::size_t header_bytes) {
-  out.zeros((STORY_ROPE_ALIGN - (header_bytes + out.size()) % STORY_ROPE_ALIGN) % STORY_ROPE_ALIGN);
+// STORY_ROPE_ALIGN bytes of the blob.
+void write_rope_table(BlobWriter& out, const Llama2Config& c) {
+  out.align(STORY_ROPE_ALIGN);
   const int half = c.head_size() / 2;
   std::vector<std::int16_t> table;
   for (int pos = 0; pos < c.seq_len; ++pos)
@@ -177,12 +186,12 @@ void check_limits(const Llama2Config& c) {
 std::vector<std::uint8_t> quantise_story(const Llama2Checkpoint& checkpoint, const Llama2Vocabulary& vocabulary) {
   const Llama2Config& c = checkpoint.config;
   check_limits(c);
-  BlobWriter payload;
+  BlobWriter payload(STORY_HEADER_BYTES);
   write_matrix(payload, {checkpoint.token_embedding, c.vocab_size, c.dim, {}, 1.0, 0, STORY_FRAC_X});
   for (const Llama2Layer& layer : checkpoint.layers) write_layer(payload, c, layer);
   const std::vector<float> final_gain = norm_gain(checkpoint.rms_final);
   write_matrix(payload, {checkpoint.classifier, c.vocab_size, c.dim, final_gain, 1.0, STORY_FRAC_NORM, STORY_FRAC_LOGIT});
-  write_rope_table(payload, c, STORY_HEADER_BYTES);
+  write_rope_table(payload, c);
   write_vocabulary(payload, vocabulary);
 
   const double eps_term = std::ldexp(1e-5 * c.dim, 2 * STORY_FRAC_X - norm_shift(c.dim));

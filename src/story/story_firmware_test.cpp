@@ -174,7 +174,8 @@ std::vector<MalformedBlob> malformed_blobs() {
   // A zero shift, and a multiplier wider than 8 bits, in the first layer's wq, after the embedding's
   // pairs and rows.
   const std::uint32_t vocab = word_at(whole, 4 * kVocabSize), dim = word_at(whole, 4 * kDim);
-  const std::uint32_t first_pair = 40 + 8 * vocab + vocab * dim;
+  const std::uint32_t first_pair = (STORY_HEADER_BYTES + 8 * vocab + STORY_LINE_BYTES - 1) / STORY_LINE_BYTES * STORY_LINE_BYTES +
+                                   vocab * STORY_ROW_STRIDE(dim);
   std::vector<std::uint8_t> bad_shift = whole;
   set_word(bad_shift, first_pair + 4, 0);
   std::vector<std::uint8_t> bad_multiplier = whole;

@@ -138,7 +138,7 @@ program::ProgramImage random_streams_program(std::uint64_t seed, const program::
       {.seed = seed, .streams = 6, .min_stream_length = 60, .max_stream_length = 120, .map = map});
   for (auto [first, last] : random.stream_code)
     for (std::uint32_t pc = first; pc < last; pc += 4) covered.insert(isa::decode(random.code[(pc - map.code.base) / 4]).op);
-  return program::load_elf(random.elf, map, "random program");
+  return emulator::random_program_image(random, map);
 }
 
 // Random instruction streams (the generator of the QEMU differential tests, linked for this
@@ -488,29 +488,29 @@ TEST_F(VectorUnit, VuWgetOutsideTheWeightMemoryTrapsAsOnTheGoldenMachine) {
   }
 }
 
-// Random instruction streams with vu.put, vu.get, vu.kput, vu.vput, vu.wget, the vu.set* and the elementwise operations among
-// the rest, over a weight memory whose first quarter is random, in lockstep; the configuration
+// Random instruction streams with vu.put, vu.get, vu.kput, vu.vput, vu.wget, the vu.set* and the operations that go a line
+// at a time among the rest, over a weight memory whose first quarter is random, in lockstep; the configuration
 // registers, the line buffer, the KV cache and AM end as on the golden machine.
 TEST_F(VectorUnit, RandomInstructionStreamsRunInLockstep) {
   std::set<isa::Op> covered;
   for (std::uint64_t seed : {1u, 2u}) {
     program::ProgramImage image = random_streams_program(seed, kVectorMap, covered);
     std::mt19937 bytes(static_cast<std::uint32_t>(seed));
-    image.weights.resize(program::kVectorWeightBytes / 4);  // a quarter of the reads find data, the rest zeros
-    for (std::uint8_t& byte : image.weights) byte = static_cast<std::uint8_t>(bytes());
+    // A quarter of the reads find data, the rest zeros but vu.row16's pairs at the end.
+    std::generate_n(image.weights.begin(), program::kVectorWeightBytes / 4, [&] { return static_cast<std::uint8_t>(bytes()); });
     driver::FastModelMachine weights(*model_);
     expect_clean_exit(weights, image, "seed " + std::to_string(seed) + ": ");
     expect_same_unit_state(weights, image);
   }
   for (isa::Op op : {isa::Op::kVuPut, isa::Op::kVuGet, isa::Op::kVuKput, isa::Op::kVuVput, isa::Op::kVuWget, isa::Op::kVuSetvl, isa::Op::kVuSetcols, isa::Op::kVuSetsrc, isa::Op::kVuSetaux,
                      isa::Op::kVuSeths, isa::Op::kVuAdd16, isa::Op::kVuMul16, isa::Op::kVuSilu, isa::Op::kVuArgmax,
-                     isa::Op::kVuRmsnorm})
+                     isa::Op::kVuRmsnorm, isa::Op::kVuRope, isa::Op::kVuRow16})
     EXPECT_TRUE(covered.contains(op)) << isa::op_info(op).name << " never ran";
 }
 
 // An operation that reads its vectors a line at a time, with its VL and AUX: `op` x, y (vu.silu: x;
 // vu.argmax: rd, x with rd = x7..x31 in turn, which the lockstep compares; vu.rmsnorm: x the output,
-// y the vector).
+// y the vector; vu.rope: y the table; vu.row16: x the output, y the row, AUX the pair).
 struct LineOperation {
   isa::Op op;
   std::uint32_t vl, x, y = 0, aux = 1;
@@ -521,10 +521,10 @@ struct LineOperation {
 // into a slot), then reads (vu.get into registers x6..x31 in turn, which the lockstep compares after
 // every instruction).
 struct UnitAccesses {
-  std::vector<std::pair<std::uint32_t, std::vector<std::int32_t>>> puts;
-  std::vector<LineOperation> operations;
-  std::vector<std::tuple<isa::Op, std::uint32_t, std::uint32_t>> copies;
-  std::vector<std::uint32_t> reads;
+  std::vector<std::pair<std::uint32_t, std::vector<std::int32_t>>> puts = {};
+  std::vector<LineOperation> operations = {};
+  std::vector<std::tuple<isa::Op, std::uint32_t, std::uint32_t>> copies = {};
+  std::vector<std::uint32_t> reads = {};
 };
 
 program::ProgramImage activation_program(const UnitAccesses& accesses) {
@@ -539,7 +539,7 @@ program::ProgramImage activation_program(const UnitAccesses& accesses) {
   for (const LineOperation& e : accesses.operations) {
     a.li(kElement, e.vl).add(isa::Op::kVuSetvl, 0, kElement, 0, 0).li(kElement, e.aux).add(isa::Op::kVuSetaux, 0, kElement, 0, 0);
     const bool two_operands = e.op == isa::Op::kVuAdd16 || e.op == isa::Op::kVuMul16 || e.op == isa::Op::kVuRmsnorm ||
-                              e.op == isa::Op::kVuRope;
+                              e.op == isa::Op::kVuRope || e.op == isa::Op::kVuRow16;
     const auto rd = static_cast<std::uint8_t>(e.op == isa::Op::kVuArgmax ? 7 + result++ % 25 : 0);
     a.li(kElement, e.x).li(kValue, e.y).add(e.op, rd, kElement, two_operands ? kValue : 0, 0);
   }
@@ -762,10 +762,73 @@ TEST_F(VectorUnit, RopeRunsInLockstep) {
   expect_clean_exit_and_same_unit_state(image);
 }
 
+// vu.row16 over rows of random bytes with int8's extremes, of lengths around a line up to a WM line,
+// from WM's first and last lines, the first of its second region of banks and random ones, by pairs
+// at every place of a WM line with multipliers 0..255 and every shift 1..62 (those from 16 on give
+// zeros), into AM lines of both parities and its last line; vu.get reads outputs back, and every AM
+// element and line buffer slot ends as on the golden machine.
+TEST_F(VectorUnit, EmbeddingLookupsRunInLockstep) {
+  std::mt19937 random(28);
+  using isa::Op;
+  const std::uint32_t end = program::kVectorActivationElements, wm_end = program::kVectorWeightBytes, line = 64;
+  std::vector<std::uint8_t> weights(wm_end);
+  std::vector<std::uint32_t> rows{0, wm_end - line, 256 * 1024};
+  for (int i = 0; i < 5; ++i) rows.push_back(line * (random() % (wm_end / line)));
+  for (std::uint32_t row : rows)
+    for (std::uint32_t i = 0; i < line; ++i) weights[row + i] = static_cast<std::uint8_t>(i % 9 == 0 ? 0x80 : i % 9 == 1 ? 0x7F : random());
+  const std::uint32_t pairs = 64 * 1000;  // 64 pairs over 8 lines: every place in a line
+  std::vector<std::uint32_t> shifts;
+  for (std::uint32_t shift = 1; shift <= 62; ++shift) shifts.push_back(shift);
+  shifts.push_back(16), shifts.push_back(17);
+  for (std::uint32_t i = 0; i < 64; ++i) {
+    const std::uint32_t multiplier = i == 0 ? 255 : i == 1 ? 0 : random() % 256, shift = shifts[i];
+    for (int b = 0; b < 4; ++b) {
+      weights[pairs + 8 * i + b] = static_cast<std::uint8_t>(multiplier >> (8 * b));
+      weights[pairs + 8 * i + 4 + b] = static_cast<std::uint8_t>(shift >> (8 * b));
+    }
+  }
+  UnitAccesses accesses;
+  const std::uint32_t lengths[] = {1, 2, 15, 16, 17, 31, 33, 48, 63, 64};
+  for (std::uint32_t i = 0; i < 64; ++i) {
+    const std::uint32_t out = i % 8 == 7 ? end - 64 : 16 * (64 + 5 * i);
+    // The small shifts with the larger multipliers, so that outputs also saturate.
+    const std::uint32_t pair = i < 20 ? pairs + 8 * (i % 8) : pairs + 8 * i;
+    accesses.operations.push_back({Op::kVuRow16, lengths[i % std::size(lengths)], out, rows[i % rows.size()], pair});
+  }
+  accesses.reads = {16 * 64, 16 * 64 + 15, 16 * 69 + 3, end - 64, end - 1};
+  program::ProgramImage image = activation_program(accesses);
+  image.weights = std::move(weights);
+  expect_clean_exit_and_same_unit_state(image);
+}
+
+// vu.row16 by a pair the golden machine refuses traps as it does there, in the pass that reads the
+// pair: a shift of 0, 63, 64, 2^8 or negative, a multiplier of 256, 2^16 or negative.
+TEST_F(VectorUnit, EmbeddingLookupsByABadPairTrapAsOnTheGoldenMachine) {
+  const std::pair<std::uint32_t, std::uint32_t> bad_pairs[] = {{128, 0},      {128, 63},         {128, 64},
+                                                               {128, 256},    {128, 0x80000001u}, {256, 1},
+                                                               {1u << 16, 1}, {0xFFFFFF80u, 3}};
+  for (const auto& [multiplier, shift] : bad_pairs) {
+    const std::uint32_t pair = 64 * 9 + 8 * (shift % 8);
+    std::vector<std::uint8_t> weights(program::kVectorWeightBytes);
+    for (int b = 0; b < 4; ++b) {
+      weights[pair + b] = static_cast<std::uint8_t>(multiplier >> (8 * b));
+      weights[pair + 4 + b] = static_cast<std::uint8_t>(shift >> (8 * b));
+    }
+    program::ProgramImage image = activation_program({.operations = {{isa::Op::kVuRow16, 16, 0, 64, pair}}});
+    image.weights = std::move(weights);
+    driver::FastModelMachine machine(*model_);
+    LockstepReport report = run_lockstep(*machine_, *bank_heads_, machine, image, {});
+    EXPECT_FALSE(report.difference) << *report.difference;
+    EXPECT_EQ(report.ending.find("trap: illegal instruction"), 0u) << multiplier << ", " << shift << ": " << report.ending;
+  }
+}
+
 // Operands the unit cannot take are illegal instructions, reported as the golden machine reports
 // them: VL 0 or past 4,096, x or y not a line's first element or its lines past AM, y's lines in
 // x's banks, vu.mul16's shift 0 or 31; for vu.rmsnorm VL past 64, its vector not a multiple of 32,
-// across two AM rows or past AM; for vu.rope an odd VL, its table not a multiple of 32 or past WM.
+// across two AM rows or past AM; for vu.rope an odd VL, its table not a multiple of 32 or past WM;
+// for vu.row16 VL past 64, its row not a multiple of 64 or past WM, its pair not a multiple of 8 or
+// past WM.
 TEST_F(VectorUnit, LineOperandsOutOfRangeTrapAsOnTheGoldenMachine) {
   using isa::Op;
   const std::uint32_t end = program::kVectorActivationElements;
@@ -783,6 +846,10 @@ TEST_F(VectorUnit, LineOperandsOutOfRangeTrapAsOnTheGoldenMachine) {
       {Op::kVuRope, 0, 0, 0},          {Op::kVuRope, 3, 0, 0},           {Op::kVuRope, 4098, 0, 0},
       {Op::kVuRope, 16, 8, 0},         {Op::kVuRope, 18, end - 16, 0},   {Op::kVuRope, 16, 0, 16},
       {Op::kVuRope, 16, 0, program::kVectorWeightBytes}, {Op::kVuRope, 16, 0, 0x80000000u},
+      {Op::kVuRow16, 0, 0, 64, 8},     {Op::kVuRow16, 65, 0, 64, 8},     {Op::kVuRow16, 16, 8, 64, 8},
+      {Op::kVuRow16, 17, end - 16, 64, 8}, {Op::kVuRow16, 16, 0, 32, 8}, {Op::kVuRow16, 16, 0, program::kVectorWeightBytes, 8},
+      {Op::kVuRow16, 16, 0, 0x80000000u, 8}, {Op::kVuRow16, 16, 0, 64, 4}, {Op::kVuRow16, 16, 0, 64, program::kVectorWeightBytes},
+      {Op::kVuRow16, 16, 0, 64, 0xFFFFFFF8u},
   };
   for (const LineOperation& c : cases) {
     program::ProgramImage image = activation_program({.operations = {c}});
@@ -811,6 +878,15 @@ TEST_F(VectorUnit, ZeroingTheRotationsUnitBreaksIt) {
   image.weights[17] = 0x40;  // the first sine, 2^14 (1 in Q14): the first pair becomes (−100, 100)
   LockstepReport report = run_ablated(*machine_, image, "vector.rope");
   ASSERT_TRUE(report.difference) << "vu.rope worked without its neurons";
+}
+
+TEST_F(VectorUnit, ZeroingTheEmbeddingLookupBreaksIt) {
+  program::ProgramImage image =
+      activation_program({.operations = {{isa::Op::kVuRow16, 16, 0, 64, 8}}, .reads = {0}});
+  image.weights.assign(128, 0);
+  image.weights[8] = 128, image.weights[12] = 7, image.weights[64] = 100;  // the pair {128, 7}: 100 → 100
+  LockstepReport report = run_ablated(*machine_, image, "vector.row16");
+  ASSERT_TRUE(report.difference) << "vu.row16 worked without its neurons";
 }
 
 TEST_F(VectorUnit, ZeroingTheArgmaxUnitBreaksIt) {
