@@ -116,6 +116,8 @@ const char* story_model_layout(StoryModel* model, const uint8_t header[STORY_HEA
   return cursor.failed ? "story model blob is truncated (weights)" : 0;
 }
 
+uint32_t story_row_offset(const StoryMatrix* m, int row) { return m->weights + (uint32_t)row * STORY_ROW_STRIDE(m->cols); }
+
 int story_model_matrices(const StoryModel* model, const StoryMatrix* matrices[STORY_MAX_MATRICES]) {
   int count = 0;
   matrices[count++] = &model->embedding;

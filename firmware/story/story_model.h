@@ -90,6 +90,9 @@ size_t story_blob_size(const uint8_t header[STORY_HEADER_BYTES], const char** er
  * Returns NULL, or a one-line description of what is wrong (the payload too short for the weights). */
 const char* story_model_layout(StoryModel* model, const uint8_t header[STORY_HEADER_BYTES]);
 
+/* The blob offset of row `row` of matrix `m`. */
+uint32_t story_row_offset(const StoryMatrix* m, int row);
+
 /* The model's matrices in blob order (offsets ascending); returns their count. */
 int story_model_matrices(const StoryModel* model, const StoryMatrix* matrices[STORY_MAX_MATRICES]);
 

@@ -129,7 +129,7 @@ static void feed_forward_block(const StoryModel* model, StoryState* s, int l) {
 void story_forward(const StoryModel* model, StoryState* s, int token, int pos) {
   const StoryMatrix* embedding = &model->embedding;
   const StoryRequant* requant = requant_of(model, embedding);
-  const int8_t* row = weights_of(model, embedding) + (size_t)token * STORY_ROW_STRIDE(embedding->cols);
+  const int8_t* row = (const int8_t*)(model->blob + story_row_offset(embedding, token));
   for (int j = 0; j < model->dim; ++j) s->x[j] = story_requant13(row[j], requant[token]);
   for (int l = 0; l < model->n_layers; ++l) {
     attention_block(model, s, l, pos);

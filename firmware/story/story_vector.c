@@ -193,7 +193,7 @@ void story_forward(const StoryModel* model, StoryState* s, int token, int pos) {
   const StoryMatrix* embedding = &model->embedding;
   configure(VU_VL, (uint32_t)embedding->cols);
   configure(VU_AUX, embedding->offset + 8u * (uint32_t)token); /* the row's requantisation pair */
-  vu_row16(s->x, embedding->weights + (uint32_t)token * STORY_ROW_STRIDE(embedding->cols));
+  vu_row16(s->x, story_row_offset(embedding, token));
   for (int l = 0; l < model->n_layers; ++l) {
     attention_block(model, s, l, pos);
     feed_forward_block(model, s, l);

@@ -218,6 +218,9 @@ int schedule_units(const circuit::Circuit& circuit, const circuit::CircuitGraph&
 Lifetimes lifetimes_at(const circuit::Circuit& circuit, const circuit::CircuitGraph& graph, const std::vector<int>& slot);
 void allocate_dims(const circuit::Circuit& circuit, Placement& p, const Lifetimes& life, int constant_dims);
 
+// A clear subtracts relu(x), and a signal that may be negative also adds relu(−x).
+int clear_neurons(const circuit::Circuit& circuit, const Clear& clear) { return circuit.signal(clear.signal).min < 0 ? 2 : 1; }
+
 // What the steps at `slot` take: residual dimensions (before the constant dimensions' padding), and
 // the widest MLP with the clears that hand dimensions on.
 struct ScheduleShape {
@@ -234,7 +237,7 @@ ScheduleShape schedule_shape(const circuit::Circuit& circuit, const circuit::Cir
   };
   for (std::uint32_t i = 0; i < graph.steps.size(); ++i)
     if (graph.steps[i].kind == Step::Kind::Unit) add(slot[i] / 2, static_cast<int>(graph.units[graph.steps[i].index].neurons.size()));
-  for (const Clear& c : scratch.clears) add(c.layer, circuit.signal(c.signal).min < 0 ? 2 : 1);
+  for (const Clear& c : scratch.clears) add(c.layer, clear_neurons(circuit, c));
   return {scratch.hidden_size, load.empty() ? 0 : *std::ranges::max_element(load)};
 }
 
@@ -415,7 +418,7 @@ Placement place(const circuit::Circuit& circuit, const circuit::CircuitGraph& gr
     for (std::uint32_t n : graph.units[u].neurons) p.layer_neurons[p.unit_layer[u]].push_back(n);
   for (const Clear& c : p.clears) {
     if (c.layer >= p.num_layers) fail("compiler: a clear lands after the last layer");
-    p.layer_clear_count[c.layer] += circuit.signal(c.signal).min < 0 ? 2 : 1;
+    p.layer_clear_count[c.layer] += clear_neurons(circuit, c);
   }
   // The first MLP also clears the output dimensions, which start with the token's own code; an
   // output with a non-zero initial value gets it with its first writer.

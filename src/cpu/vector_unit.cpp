@@ -27,8 +27,8 @@
 //
 // The operations that go a line at a time (vu.add16, vu.mul16, vu.silu, vu.rope after its WLINE,
 // vu.row16 after the passes that read its requantisation pair, vu.argmax, and vu.rmsnorm after the
-// passes that take its scale from its vector, a bank's row a pass) take a pass per output element or line, each sending a VEC token, with LINE tokens between
-// groups of 16; where the operation stands lives in layer 0, written from those tokens, and the
+// passes that take its scale from its vector, a bank's row a pass) take a pass per output element
+// or line, each sending a VEC token, with LINE tokens between groups of 16; where the operation stands lives in layer 0, written from those tokens, and the
 // instruction is fetched again in every pass, since neither token moves the PC. AM's banks read
 // into two sets of signals, the even banks' and the odd ones', so that a pass reads a line from a
 // bank of each parity.

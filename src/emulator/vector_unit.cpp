@@ -27,7 +27,7 @@ constexpr std::uint32_t kMaxPositions = 512;             // vu.attend's VL
 constexpr std::uint32_t kAttentionBlock = 32;            // positions vu.attend takes at a time
 constexpr std::uint32_t kRopeTableBytes = 32;            // vu.rope's table: 8 cosines, then 8 sines
 constexpr std::uint32_t kWeightLineBytes = 64;           // a WM line: a matrix's rows start at one
-constexpr std::uint32_t kMaxRowLength = kWeightLineBytes; // vu.row16's VL: one WM line
+constexpr std::uint32_t kMaxRowLength = kWeightLineBytes;  // vu.row16's VL: one WM line
 constexpr std::uint32_t kPairBytes = 8;                  // a requantisation pair
 constexpr std::uint32_t kMaxAttentionHeadSize = 8;       // HS of vu.attend: scores within ±2^22
 constexpr std::uint32_t kMinShift = 1, kMaxShift = 62;  // a requantisation pair's shift
@@ -167,12 +167,12 @@ std::int16_t silu_q9(std::int16_t h) {
 struct VectorUnit::Matrix {
   std::uint32_t address = 0, rows = 0, columns = 0;
 
-  static std::uint64_t whole_lines(std::uint64_t bytes) {
+  static std::uint64_t padded_to_lines(std::uint64_t bytes) {
     return (bytes + kWeightLineBytes - 1) / kWeightLineBytes * kWeightLineBytes;
   }
   std::uint64_t pair(std::uint32_t row) const { return std::uint64_t{address} + kPairBytes * std::uint64_t{row}; }
   std::uint64_t row_weights(std::uint32_t row) const {
-    return whole_lines(pair(rows)) + std::uint64_t{row} * whole_lines(columns);
+    return padded_to_lines(pair(rows)) + std::uint64_t{row} * padded_to_lines(columns);
   }
   std::uint64_t end() const { return row_weights(rows); }
 };
