@@ -55,9 +55,19 @@ int main(int argc, char** argv) {
         row.activations.push_back(inputs(c, circuit::indexed("x", j), 13));
       }
       row.multiplier = inputs(c, "m", 8);
-      row.shift = inputs(c, "shift_is", 62);
+      row.shift = inputs(c, "shift", 6);
       return std::vector<Bits>{circuit::requantised_row_product(g, row, enable)};
     });
+  report("vu.matvec16 element, 64 columns from AM's lanes (as the machine reads them)", [](auto& c, auto& g, auto enable) {
+    circuit::RowOperands row;
+    for (int j = 0; j < 64; ++j) {
+      row.weights.push_back(inputs(c, circuit::indexed("w", j), 8));
+      row.activation_lanes.push_back(inputs(c, circuit::indexed("x", j), 7));
+    }
+    row.multiplier = inputs(c, "m", 8);
+    row.shift = inputs(c, "shift", 6);
+    return std::vector<Bits>{circuit::requantised_row_product(g, row, enable)};
+  });
   report("vu.add16 element", [](auto& c, auto& g, auto enable) {
     return std::vector<Bits>{circuit::add16_element(g, inputs(c, "x", 13), inputs(c, "y", 13), enable)};
   });

@@ -16,7 +16,7 @@
  * register k to rs1 (rd and rs2 are x0). funct3 1: data moves. funct3 2: operations writing AM (rd
  * is x0). funct3 3: operations with a result in rd. Each operation computes exactly the function of
  * firmware/story/story_ops.h named beside it. The elementwise ones (vu_add16, vu_mul16, vu_silu, and
- * vu_rope, vu_row16 and vu_rmsnorm for their outputs) take
+ * vu_rope, vu_row16, vu_rmsnorm and vu_matvec16 for their outputs) take
  * vectors that start at a line's first element (a multiple of VU_LINE_ELEMENTS) and go a line at a
  * time: each output line is written whole, zeros past VL, before the next line is read, through
  * vu_put's line buffer, which holds the last line afterwards; their two operands must be the same
@@ -28,10 +28,11 @@
  * non-zero.
  *
  * Operands:
- *   matrix m  a WM byte address, a multiple of 4: rows pairs {int32 multiplier, int32 shift} at m,
- *             then int8 weights [rows][cols] at m + 8 * rows (the story blob's matrix layout);
- *             requantisation as story_requant13/32: a multiplier outside [0, 255] or a shift
- *             outside [1, 62] is out of range.
+ *   matrix m  a WM byte address, a multiple of 64 (a WM line): rows pairs {int32 multiplier, int32
+ *             shift} at m, then from the next multiple of 64 bytes the int8 rows, each padded to a
+ *             multiple of 64 bytes (the story blob's matrix layout); requantisation as
+ *             story_requant13: vu_row16 refuses a multiplier outside [0, 255] or a shift outside
+ *             [1, 62], vu_matvec16 reads a pair's low bits (below).
  *   activations are int16 elements holding 13-bit values (−4096..4095): the operations' outputs
  *             are saturated to them (sat13 in story_ops.h) and vu_put takes no other.
  *   int32 vectors in AM are pairs: element i at a + 2i (bits 15..0) and a + 2i + 1 (bits 31..16).
@@ -46,12 +47,13 @@
 #define VU_WEIGHT_BYTES (384u * 1024u)
 #define VU_ACTIVATION_ELEMENTS (32u * 1024u)
 #define VU_LINE_ELEMENTS 16u /* vu.put's line buffer: AM is written a line at a time */
+#define VU_ROW_ELEMENTS 256u /* an AM row: vu.matvec16's and vu.rmsnorm's input lies within one */
 #define VU_KV_SLOTS 4096u
 #define VU_KV_ELEMENTS 32u
 
 /* Configuration registers (funct7 of funct3 0). */
 #define VU_VL 0   /* a count: rows, elements, positions (1..4096; 1..512 where noted) */
-#define VU_COLS 1 /* columns of a matrix (1..512) */
+#define VU_COLS 1 /* columns of a matrix (1..256) */
 #define VU_SRC 2  /* an AM address or a KV slot: a third operand */
 #define VU_AUX 3  /* a shift, epsilon term, AM or WM address, or an element of a KV vector: a fourth operand */
 #define VU_HS 4   /* the head size (1..512; even for vu.rope) */
@@ -101,9 +103,13 @@ static inline void vu_vput(uint32_t x, uint32_t slot) {
 
 #define VU_INSN_OP(f, a, b) __asm__ volatile(".insn r 0x2B, 2, %2, zero, %0, %1" : : "r"(a), "r"(b), "i"(f) : "memory")
 
-/* funct3 2, funct7 0 — vu.matvec16 rs1 = out, rs2 = matrix: story_matvec16 with rows VL, cols COLS,
- * x at AM[SRC]; out[i] at AM[rs1 + i]. The matrix: VL pairs {int32 multiplier, int32 shift} at WM
- * rs2, then from the next multiple of 64 bytes its rows, each padded to a multiple of 64 bytes. */
+/* funct3 2, funct7 0 — vu.matvec16 rs1 = out, rs2 = matrix: story_matvec16 with rows VL, cols COLS
+ * (1..256), x at AM[SRC], a multiple of 64 with its COLS elements within one AM row of
+ * VU_ROW_ELEMENTS; out[i] at AM[rs1 + i], rs1 a multiple of 16, a line of rows at a time (above:
+ * an output line over x changes the rows after it). The matrix at WM rs2, a multiple of 64 (above).
+ * No pair is out of range: row i's multiplier is the low byte of its word and its shift the low six
+ * bits of its own, 0 standing for 64; a shift of 63 or 64 gives 0. For a pair with a multiplier in
+ * [0, 255] and a shift in [1, 62], as the quantiser writes them, that is the pair itself. */
 static inline void vu_matvec16(uint32_t out, uint32_t matrix) { VU_INSN_OP(0, out, matrix); }
 
 /* funct3 2, funct7 2 — vu.row16 rs1 = out, rs2 = row: an embedding lookup a line at a time (above),

@@ -7,9 +7,13 @@
  * the forward pass is one vu.* instruction (runtime/rvformer_vector.h).
  *
  * AM layout (element addresses, from 0, each vector from a line's first element): k and v
- * [VU_KV_ELEMENTS each: vu.kput and vu.vput copy that many, from a multiple of it], x, xb, xb2, q
- * [dim each], hb, hb2 [hidden_dim each], logits [vocab_size]; xb lies 32 elements off x modulo 64,
- * and hb2 off hb, as vu.add16 and vu.mul16 need of their operands. */
+ * [VU_KV_ELEMENTS each: vu.kput and vu.vput copy that many, from a multiple of it], xb, x, xb2, q
+ * [dim each], hb, hb2 [hidden_dim each], logits [vocab_size]; x lies 32 elements off xb modulo 64,
+ * and hb2 off hb, as vu.add16 and vu.mul16 need of their operands; x (vu.rmsnorm's input) starts at
+ * a multiple of 32 and xb, xb2 and hb (vu.matvec16's) at a multiple of 64, each within one AM row of
+ * VU_ROW_ELEMENTS, moved on to the next row when it would cross one (for stories260K: k at 0, v at
+ * 32, xb at 64, x at 160, xb2 at 256, q at 320, hb at 512, hb2 at 736, logits at 912, 1,424 elements
+ * in all). */
 #ifdef RVFORMER_VECTOR_UNIT
 
 #include <rvformer_vector.h>
@@ -17,35 +21,43 @@
 
 #include "story_build.h"
 
-/* Hands out `elements` AM elements from the first line at or after *next. */
-static uint32_t allocate(uint32_t* next, uint32_t elements) {
-  const uint32_t first = (*next + VU_LINE_ELEMENTS - 1) / VU_LINE_ELEMENTS * VU_LINE_ELEMENTS;
+/* Where a vector may start: at any line's first element, or within one AM row (from a multiple of
+ * 32, all of it inside one row of VU_ROW_ELEMENTS), as the unit reads vu.rmsnorm's input and
+ * vu.kput's and vu.vput's elements, or so from a multiple of 64, as it reads vu.matvec16's input. */
+typedef enum { ANY_LINE, IN_ONE_ROW, MATRIX_INPUT } Placement;
+
+/* No partner: a vector that is no second operand of vu.add16 or vu.mul16. */
+#define NO_PARTNER UINT32_MAX
+
+/* Hands out `elements` AM elements from the first line at or after *next that `placement` allows and
+ * that lies 32 elements off `partner` modulo 64 unless there is none (line l of both then lies in
+ * banks of opposite parity, which vu.add16 and vu.mul16 read in one pass). A vector that no line of
+ * AM can hold goes past AM's end, which check_fits_the_unit refuses. */
+static uint32_t allocate(uint32_t* next, uint32_t elements, Placement placement, uint32_t partner) {
+  uint32_t first = (*next + VU_LINE_ELEMENTS - 1) / VU_LINE_ELEMENTS * VU_LINE_ELEMENTS;
+  while (first < VU_ACTIVATION_ELEMENTS &&
+         ((partner != NO_PARTNER && ((first - partner) & 63u) != 32u) ||
+          (placement != ANY_LINE && (first % (placement == MATRIX_INPUT ? 64u : 32u) != 0 ||
+                                     first % VU_ROW_ELEMENTS + elements > VU_ROW_ELEMENTS))))
+    first += VU_LINE_ELEMENTS;
   *next = first + elements;
   return first;
 }
 
-/* The same from the first such line 32 elements off `partner` modulo 64: line l of both lies in
- * banks of opposite parity, which vu.add16 and vu.mul16 read in one pass. */
-static uint32_t allocate_paired(uint32_t* next, uint32_t elements, uint32_t partner) {
-  uint32_t first = allocate(next, 0);
-  while (((first - partner) & 63u) != 32u) first += VU_LINE_ELEMENTS;
-  *next = first + elements;
-  return first;
-}
-
-/* Places the state in AM (the layout at the top of this file); returns the elements it takes. */
+/* Places the state in AM (the layout at the top of this file); returns the elements it takes, more
+ * than AM holds when it does not fit. */
 static uint32_t place_state(StoryState* s, const StoryModel* model) {
   const uint32_t dim = (uint32_t)model->dim, hidden = (uint32_t)model->hidden_dim;
   uint32_t next = 0;
-  s->k = allocate(&next, VU_KV_ELEMENTS);
-  s->v = allocate(&next, VU_KV_ELEMENTS);
-  s->x = allocate(&next, dim);
-  s->xb = allocate_paired(&next, dim, s->x);
-  s->xb2 = allocate(&next, dim);
-  s->q = allocate(&next, dim);
-  s->hb = allocate(&next, hidden);
-  s->hb2 = allocate_paired(&next, hidden, s->hb);
-  s->logits = allocate(&next, (uint32_t)model->vocab_size);
+  s->k = allocate(&next, VU_KV_ELEMENTS, IN_ONE_ROW, NO_PARTNER);
+  s->v = allocate(&next, VU_KV_ELEMENTS, IN_ONE_ROW, NO_PARTNER);
+  s->xb = allocate(&next, dim, MATRIX_INPUT, NO_PARTNER);
+  s->x = allocate(&next, dim, IN_ONE_ROW, s->xb);
+  s->xb2 = allocate(&next, dim, MATRIX_INPUT, NO_PARTNER);
+  s->q = allocate(&next, dim, ANY_LINE, NO_PARTNER);
+  s->hb = allocate(&next, hidden, MATRIX_INPUT, NO_PARTNER);
+  s->hb2 = allocate(&next, hidden, ANY_LINE, s->hb);
+  s->logits = allocate(&next, (uint32_t)model->vocab_size, ANY_LINE, NO_PARTNER);
   return next;
 }
 

@@ -14,6 +14,8 @@ namespace rvformer::circuit {
 namespace {
 
 constexpr int kWeightBits = 8;
+constexpr int kShiftBits = 6;  // a row product's shift, 1..62
+constexpr int kAmElementBits = 13, kAmLanes = 7;  // an AM element's lanes: two bits each, bit 12 alone
 constexpr int kOutBits = 13;
 constexpr int kDigitBits = 7;
 constexpr int kGroupBits = 6;  // a plane sum of 512 columns stays below 2^15
@@ -132,10 +134,14 @@ Bits shift_and_saturate(Gates g, const Bits& q, const ShiftCases& shifts) {
 
 Bits requantised_row_product(Gates g, const RowOperands& row, const Enable& enable) {
   const int columns = static_cast<int>(row.weights.size());
-  const int x_bits = static_cast<int>(row.activations.front().size());
-  if (columns == 0 || columns > 512 || row.activations.size() != row.weights.size() || x_bits < 2 || x_bits > 16 ||
-      row.multiplier.size() != kWeightBits)
-    fail("circuit: a row product takes up to 512 columns of 2..16-bit activations and int8 weights, and an 8-bit multiplier");
+  const bool lanes = !row.activation_lanes.empty();
+  const int x_bits = lanes ? kAmElementBits : columns ? static_cast<int>(row.activations.front().size()) : 0;
+  const std::size_t given = lanes ? row.activation_lanes.size() : row.activations.size();
+  if (columns == 0 || columns > 512 || given != row.weights.size() || x_bits < 2 || x_bits > 16 ||
+      (lanes && (!row.activations.empty() || std::ranges::any_of(row.activation_lanes, [](const auto& l) { return l.size() != kAmLanes; }))) ||
+      row.multiplier.size() != kWeightBits || row.shift.size() != kShiftBits)
+    fail("circuit: a row product takes up to 512 columns of int8 weights and 2..16-bit activations (or 13-bit ones "
+         "in AM's 7 lanes), an 8-bit multiplier and a 6-bit shift");
 
   // Stage 1: a plane sum per weight bit b and activation group: the magnitude bits six at a time,
   // then the sign bit. Each is non-negative and weighs ±2^(b + the group's first bit).
@@ -153,9 +159,24 @@ Bits requantised_row_product(Gates g, const RowOperands& row, const Enable& enab
     for (int b = 0; b < kWeightBits; ++b) {
       const int largest = columns * ((1 << bits) - 1);
       SignalId sum = g.signal(indexed(indexed("plane", b), low), 0, largest);
-      for (int j = 0; j < columns; ++j)
-        g.add_relu(sum, enable.on() + F(row.weights[j][b]) - 1.0, 1,
-                   binary_value(Bits(row.activations[j].begin() + low, row.activations[j].begin() + low + bits)));
+      for (int j = 0; j < columns; ++j) {
+        const SignalId weight_bit = row.weights[j][b];
+        if (!lanes) {
+          g.add_relu(sum, enable.on() + F(weight_bit) - 1.0, 1,
+                     binary_value(Bits(row.activations[j].begin() + low, row.activations[j].begin() + low + bits)));
+          continue;
+        }
+        // The lanes' levels, less 1 for each lane at level 4 (value 3): [level − 3 ≥ 1] when the
+        // weight bit is set.
+        Form up;
+        for (int bit = low; bit < low + bits; bit += 2) {
+          const SignalId lane = row.activation_lanes[j].at(bit / 2);
+          const double weight = std::ldexp(1.0, bit - low);
+          up += weight * F(lane);
+          if (bits > 1) g.add_relu(sum, F(lane) - 3.0 - 4.0 * (Form(1.0) - F(weight_bit)) - 4.0 * enable.off(), -weight);
+        }
+        g.add_relu(sum, enable.on() + F(weight_bit) - 1.0, 1, up);
+      }
       planes.push_back({sum, largest, b + low, (b + 1 == kWeightBits) != sign});
     }
   }
@@ -176,9 +197,10 @@ Bits requantised_row_product(Gates g, const RowOperands& row, const Enable& enab
       if (plane.negative) sum.add_multiple(-(((std::int64_t{1} << u.size()) - 1) << (plane.exponent + i)), {lit(row.multiplier[i])});
     }
   }
-  for (int s = 1; s < shift_cap && s <= static_cast<int>(row.shift.size()); ++s) {
-    sum.add(s - 1, {lit(row.shift[s - 1])});
-    shifts.push_back({s, {lit(row.shift[s - 1])}});
+  for (int s = 1; s < shift_cap && s < (1 << kShiftBits) - 1; ++s) {
+    const std::vector<Literal> is_s = match_bits(row.shift, 0, kShiftBits, static_cast<std::uint32_t>(s));
+    sum.add(s - 1, is_s);
+    shifts.push_back({s, is_s});
   }
 
   // Stages 5–10, then 11.

@@ -70,15 +70,20 @@ Bits shift_and_saturate(Gates g, const Bits& q, const ShiftCases& shifts);
 struct RowOperands {
   std::vector<Bits> weights;      // per column, the 8 bits of an int8 weight (two's complement)
   std::vector<Bits> activations;  // per column, the bits of a signed activation (two's complement, 2..16 bits)
+  // Or per column a 13-bit activation as AM holds it, 7 lanes: lane i bits 2i and 2i + 1 as the
+  // level 0, 1, 2 or 4, the last lane bit 12 alone. Read straight from AM's read-out, so that no
+  // stage turns them into bits.
+  std::vector<std::vector<SignalId>> activation_lanes;
   Bits multiplier;                // 8 bits: m = 0..255
-  std::vector<SignalId> shift;    // one-hot: shift[k] is 1 when s = k + 1
+  Bits shift;                     // 6 bits: s = 1..62; 0 and 63 make the result 0
 };
 
 // story_requant13 of the row's dot product, sat13(round_shift(m·Σ_j w_j·x_j, s)), as 13 bits in
 // two's complement; all zero, with every neuron off, when `enable` is off. Eleven stages for 172
 // columns of 13-bit activations:
 //   1     plane sums U = Σ_j w_jb·g_j for every weight bit b and activation group g (bits 0–5,
-//         6–11, …, then the sign bit alone): one neuron per weight bit and group, each sum
+//         6–11, …, then the sign bit alone): one neuron per weight bit and group (from AM's lanes,
+//         one more for each lane of the group, which takes its level 4 back to 3), each sum
 //         non-negative and below 2^15 for 512 columns (a sum of 13-bit values would reach 2^20, and
 //         the steps that put it in binary would not add up exactly);
 //   2–3   each U in binary, seven bits a stage from the top (a step neuron pair per digit value);

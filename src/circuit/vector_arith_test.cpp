@@ -21,5 +21,14 @@ TEST(VectorArith, RowProductOfNarrowRowsAndWideActivations) {
   }
 }
 
+// The row product taking its 64 activations straight from AM's lanes, as vu.matvec16 does, in as
+// many stages as from their bits.
+TEST(VectorArith, RowProductOfActivationsInAmLanes) {
+  RowProductMachine m(row_cases(64, 13, 300, 64), RowProductMachine::kLanes);
+  RowProductMachine from_bits(row_cases(64, 13, 1, 64), 13);
+  EXPECT_EQ(stages(m.c, m.results()[0]), stages(from_bits.c, from_bits.results()[0]));
+  expect_every_case(m);
+}
+
 }  // namespace
 }  // namespace rvformer::circuit

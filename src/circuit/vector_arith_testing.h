@@ -55,6 +55,9 @@ class VectorMachine {
   Bits operand(const std::string& name, int bits) { return declare(name, bits, 0, false); }
   // An operand given one-hot: value v sets bit v − first.
   Bits one_hot_operand(const std::string& name, int first, int count) { return declare(name, count, first, true); }
+  // A 13-bit operand as AM's read-out holds it: 7 lanes, lane i bits 2i and 2i + 1 as the level 0,
+  // 1, 2 or 4, the last lane bit 12 alone.
+  Bits lanes_operand(const std::string& name) { return declare(name, 7, 0, false, true); }
   SignalId enable() const { return enable_; }
   // Where the operation's neurons go.
   Gates unit() { return Gates(c, kUnit); }
@@ -105,13 +108,13 @@ class VectorMachine {
   struct Operand {
     Bits bits;
     int first;
-    bool one_hot;
+    bool one_hot, lanes;
   };
 
-  Bits declare(const std::string& name, int bits, int first, bool one_hot) {
+  Bits declare(const std::string& name, int bits, int first, bool one_hot, bool lanes = false) {
     Bits b;
-    for (int i = 0; i < bits; ++i) b.push_back(c.add_input(name + "[" + std::to_string(i) + "]"));
-    operands_.push_back({b, first, one_hot});
+    for (int i = 0; i < bits; ++i) b.push_back(c.add_input(name + "[" + std::to_string(i) + "]", 0, lanes ? 4 : 1));
+    operands_.push_back({b, first, one_hot, lanes});
     return b;
   }
 
@@ -137,6 +140,10 @@ class VectorMachine {
       const std::int64_t v = cases_[i].operands[o];
       if (op.one_hot) {
         set(op.bits.at(v - op.first), 1);
+      } else if (op.lanes) {
+        constexpr double kLevel[] = {0, 1, 2, 4};
+        for (std::size_t lane = 0; lane < op.bits.size(); ++lane)
+          set(op.bits[lane], kLevel[(v >> (2 * lane)) & (lane + 1 < op.bits.size() ? 3 : 1)]);
       } else {
         for (std::size_t b = 0; b < op.bits.size(); ++b) set(op.bits[b], static_cast<double>((v >> b) & 1));
       }
@@ -204,6 +211,7 @@ struct RowCase {
   std::vector<int> x;  // activations of x_bits
   int multiplier = 0, shift = 1;
   int expected() const {
+    if (shift == 0 || shift == 63) return 0;  // vu.matvec16 reads a pair's shift 0 as 64
     std::int64_t acc = 0;
     for (std::size_t j = 0; j < w.size(); ++j) acc += static_cast<std::int64_t>(w[j]) * x[j];
     return story_requant13(acc, StoryRequant{multiplier, shift});
@@ -227,6 +235,10 @@ inline std::vector<RowCase> row_cases(int columns, int x_bits, int random_count,
       uniform(127, x_max, m, s);
       uniform(0, x_max, m, s);
     }
+  for (int s : {0, 63}) {  // the six bits' values that are no shift
+    uniform(-128, x_min, 255, s);
+    uniform(127, x_max, 255, s);
+  }
   for (int s = 1; s < std::min(x_bits, 13); ++s)  // ties: m·acc = ±2^(s−1), rounding up and to zero
     for (int sign : {1, -1}) {
       RowCase c{std::vector<int>(columns, 0), std::vector<int>(columns, 0), 1, s};
@@ -255,16 +267,21 @@ inline std::vector<RowCase> row_cases(int columns, int x_bits, int random_count,
 }
 
 // requantised_row_product: per column the operands w_j (8 bits) and x_j (x_bits), then the
-// multiplier (8 bits) and the shift (one-hot over 1..62).
+// multiplier (8 bits) and the shift (6 bits).
 struct RowProductMachine : VectorMachine {
+  static constexpr int kLanes = 0;  // x_bits for activations in AM's lanes (13 bits)
+
   RowProductMachine(const std::vector<RowCase>& rows, int x_bits) {
     RowOperands row;
     for (std::size_t j = 0; j < rows.front().w.size(); ++j) {
       row.weights.push_back(operand(indexed("w", static_cast<int>(j)), 8));
-      row.activations.push_back(operand(indexed("x", static_cast<int>(j)), x_bits));
+      if (x_bits == kLanes)
+        row.activation_lanes.push_back(lanes_operand(indexed("x", static_cast<int>(j))));
+      else
+        row.activations.push_back(operand(indexed("x", static_cast<int>(j)), x_bits));
     }
     row.multiplier = operand("m", 8);
-    row.shift = one_hot_operand("shift_is", 1, kRowShifts);
+    row.shift = operand("shift", 6);
     std::vector<VectorCase> cases;
     for (const RowCase& k : rows) {
       VectorCase v;

@@ -83,8 +83,9 @@ StoryBuild story_build(const StoryOptions& options) {
 
 int story_command(const StoryOptions& options) {
   if (options.on == "weights")
-    fail("the story program cannot run inside the weights yet: it needs the vector unit's matrix products "
-         "and attention, which the rvformer-vector machine's weights do not have yet (or, with --plain, 1 MB of RAM, which no compiled machine has); run it with --on emulator");
+    fail("the story program cannot run inside the weights yet: it needs the vector unit's attention and its "
+         "matrix products over more than 64 columns, which the rvformer-vector machine's weights do not have yet (or, "
+         "with --plain, 1 MB of RAM, which no compiled machine has); run it with --on emulator");
   std::vector<std::uint8_t> blob = story::quantise_story_files(options.checkpoint, options.tokenizer);
   if (options.write_blob) {
     write_file_atomic(*options.write_blob, blob);

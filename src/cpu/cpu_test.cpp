@@ -82,7 +82,7 @@ TEST(TraceTokens, TheVectorMachinesVocabularyAddsItsOperationsFamilies) {
   const TraceVocabulary& v = machine->vocabulary;
   const TraceVocabulary standard(program::kDefaultMachine);
   EXPECT_EQ(machine->circuit.vocab_size(), v.size());
-  EXPECT_EQ(v.size(), standard.size() + 8192 + 256 + program::kVectorWeightBytes / 64);
+  EXPECT_EQ(v.size(), standard.size() + 8192 + 512 + program::kVectorWeightBytes / 64);
   EXPECT_EQ(v.id(TokenKind::kPad), standard.id(TokenKind::kPad));
   for (TokenKind kind : {TokenKind::kVec, TokenKind::kLine, TokenKind::kWline}) {
     const TokenFamily& f = v.family(kind);
@@ -91,6 +91,8 @@ TEST(TraceTokens, TheVectorMachinesVocabularyAddsItsOperationsFamilies) {
   EXPECT_EQ(v.describe(v.id(TokenKind::kVec, 0x1FFB)), "VEC(-5)");
   EXPECT_EQ(v.describe(v.id(TokenKind::kVec, 4095)), "VEC(4095)");
   EXPECT_EQ(v.describe(v.id(TokenKind::kLine, 3)), "LINE(3)");
+  EXPECT_EQ(v.describe(v.id(TokenKind::kLine, 511)), "LINE(511)");  // line 255 of a matrix product
+  EXPECT_THROW(v.id(TokenKind::kLine, 512), Error);
   EXPECT_EQ(v.describe(v.id(TokenKind::kWline, 6143)), "WLINE(6143)");
   EXPECT_THROW(v.id(TokenKind::kWline, 6144), Error);
   EXPECT_THROW(v.id(TokenKind::kVec, 8192), Error);

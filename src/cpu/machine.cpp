@@ -96,7 +96,7 @@ bool decodes_op(const program::MachineSpec& spec, int op) {
   const bool configures = op >= kVuSetvl && op <= kVuSeths;
   const bool moves = op == kVuPut || op == kVuGet || op == kVuWget || op == kVuKput || op == kVuVput;
   const bool by_lines = op == kVuAdd16 || op == kVuMul16 || op == kVuSilu || op == kVuArgmax || op == kVuRmsnorm ||
-                        op == kVuRope || op == kVuRow16;
+                        op == kVuRope || op == kVuRow16 || op == kVuMatvec16;
   return (moves || configures || by_lines) && spec.vector_weight_bytes != 0;
 }
 

@@ -211,6 +211,8 @@ struct VectorLines {
   SignalId computes = 0;          // writes lines and k < 16: the pass computes element k of line l
   SignalId commits = 0;           // writes lines and k = 16: the pass commits line l
   SignalId live = 0;              // computes, and the element 16·l + k is below VL
+  Bits next_line;                 // l + 1, 9 bits
+  SignalId more = 0;              // commits, and 16·(l + 1) is below VL: a line follows
   Bits line_a, line_b;            // the AM lines rs1/16 + l and rs2/16 + l
   // The same as forms of the decoder's one-hot signals, 1 when they hold and at most 0 otherwise,
   // for AM's row selects, which an AND of them would put an MLP stage later: whether the pass reads
@@ -233,6 +235,10 @@ struct VectorLines {
   // operation adds its value into `latch_value` in the passes where it adds 1 into `latches`.
   Bits latched, latch_value;
   SignalId latches = 0;
+  // vu.matvec16's input, read whole in each pass that computes an output: the row of SRC's bank
+  // and of the next bank (add_vector_matvec).
+  Form matvec_reads_on;
+  Bits matvec_first_line, matvec_second_line;
 };
 
 // WM's read-out: the 16 words of the line read (half a[5], word a[4:2]), 8 nibble lanes each.
@@ -247,7 +253,7 @@ struct ActivationRows {
 
 // The configuration registers an operation reads (vector_unit.cpp).
 struct VectorRegisters {
-  Bits vl, aux;
+  Bits vl, aux, cols, src;
 };
 
 // The operands of the elementwise unit's product, sat13(round_shift(a·b, s)) in 13 bits: vu.mul16's
@@ -329,7 +335,7 @@ class MachineBuilder {
   void add_bigint_unit();
   // vector_unit.cpp
   void add_vector_unit();
-  WeightRows add_vector_weight_memory();       // WM and vu.wget
+  WeightRows add_vector_weight_memory(const VectorLines& lines);  // WM and vu.wget
   int weight_banks() const;  // WM's
   Form weight_address_outside(Gates& g, const Bits& address, int low_zero_bits);
   VectorRegisters add_vector_registers();      // the configuration written by vu.set*
@@ -350,6 +356,8 @@ class MachineBuilder {
   // vu.row16's passes, its pair's checks, and its elements' operands for the elementwise unit's product.
   void add_vector_row16(const VectorLines& lines, const WeightRows& wm, const VectorRegisters& registers,
                         const ProductOperands& product);
+  void add_vector_matvec(const VectorLines& lines, const ActivationRows& am, const WeightRows& wm,
+                         const VectorRegisters& registers);
   // Adds element k of AM line `line`, out of the read-out, to `bits` (13) when `select` holds.
   void add_line_element(Gates& g, const ActivationRows& am, const Bits& line, int k, const std::vector<Literal>& select,
                         const Bits& bits);
@@ -400,6 +408,7 @@ class MachineBuilder {
   SignalId vector_result_pass_ = 0;         // a vector operation's pass emits VEC
   SignalId vector_line_pass_ = 0;           // and this one LINE
   SignalId vector_wline_pass_ = 0;          // and this one WLINE
+  Bits vector_weight_line_;                 // the last WLINE's payload, the line WM reads
   std::vector<TokenRegister> token_registers_;
   Division division_;
   std::vector<circuit::ExtraRow> bigint_rows_;  // a dot product's partial products

@@ -66,7 +66,11 @@ inline constexpr int kReportWords = 6;     // HI words after a FAULT: the pc, th
 inline constexpr int kStageSlots = 8;      // STAGE(k, b): k < 8
 inline constexpr int kStageBits = 8;
 inline constexpr int kVectorResultBits = 13;    // VEC(x): an AM element
-inline constexpr int kVectorLineIndexBits = 8;  // LINE(l): l < 256, the lines of 4,096 elements
+// LINE(l): l[7:0] the line, < 256 (the lines of 4,096 elements); l[8] marks a line of vu.matvec16's
+// outputs, whose passes read the WM line WLINE + k, row k of the line's 16.
+inline constexpr int kVectorLineIndexBits = 9;
+inline constexpr int kVectorLineNumberBits = 8;
+inline constexpr int kVectorMatrixLineBit = 8;
 inline constexpr int kVectorWeightLineBits = 13;  // WLINE(n): the weight memory's 64-byte line n
 // DIV(p, m, s): payload p·16 + s·8 + m, for positions p < 11 (8^10 is the highest a 32-bit
 // quotient needs) and digits m < 8.

@@ -32,8 +32,10 @@
 // instruction is fetched again in every pass, since neither token moves the PC. AM's banks read
 // into two sets of signals, the even banks' and the odd ones', so that a pass reads a line from a
 // bank of each parity.
+#include <array>
 #include <bit>
 
+#include "circuit/vector_arith.h"
 #include "circuit/vector_elementwise.h"
 #include "circuit/vector_reduce.h"
 #include "cpu/machine_builder.h"
@@ -56,6 +58,16 @@ Bits read_signals(circuit::Circuit& c, const std::string& name, int count) {
   return bits;
 }
 
+// The line of an AM row's element e in the next bank's row: bank e[7:5] + 1 modulo 8, the half and
+// the row as e's.
+Bits next_bank_line(Gates& g, const std::string& name, const Bits& element) {
+  const Bits next_bank = circuit::narrow_sum(g, name, 3, forms_of(slice(element, 5, 3)), {Form(1.0)});
+  Bits line{element[4]};
+  line.insert(line.end(), next_bank.begin(), next_bank.end());
+  for (int i = 8; i < kVectorElementAddressBits; ++i) line.push_back(element[i]);
+  return line;
+}
+
 // [any of `bits`] as a form of one new signal.
 Form any_of(Gates& g, const std::string& name, const Bits& bits) { return F(g.any(name, circuit::sum_of(bits))); }
 
@@ -63,9 +75,9 @@ Form any_of(Gates& g, const std::string& name, const Bits& bits) { return F(g.an
 
 void MachineBuilder::add_vector_unit() {
   if (!spec_.vector_weight_bytes) return;
-  const WeightRows wm = add_vector_weight_memory();
   const VectorRegisters registers = add_vector_registers();
   const VectorLines lines = add_vector_lines(registers);
+  const WeightRows wm = add_vector_weight_memory(lines);
   const ActivationRows am = add_vector_activation_memory(lines);
   add_vector_kv_cache(am);
   const ProductOperands product = add_vector_elementwise(lines, am, registers);
@@ -73,6 +85,7 @@ void MachineBuilder::add_vector_unit() {
   add_vector_norm_scale(lines, am, registers);
   add_vector_rope(lines, am, wm, registers);
   add_vector_row16(lines, wm, registers, product);
+  add_vector_matvec(lines, am, wm, registers);
 }
 
 int MachineBuilder::weight_banks() const { return static_cast<int>(spec_.vector_weight_bytes / kVectorWeightBankBytes); }
@@ -90,7 +103,7 @@ Form MachineBuilder::weight_address_outside(Gates& g, const Bits& address, int l
   return outside + F(past_last);
 }
 
-WeightRows MachineBuilder::add_vector_weight_memory() {
+WeightRows MachineBuilder::add_vector_weight_memory(const VectorLines& v) {
   const int banks = weight_banks();
   const int bank_bits = std::bit_width(static_cast<unsigned>(banks - 1));
   const int half_row_bits = 8 + bank_bits, line_bits = half_row_bits - 1;
@@ -117,7 +130,14 @@ WeightRows MachineBuilder::add_vector_weight_memory() {
   g.add_all(vector_wline_pass_, first_pass);
   Gates out = g.sub("wline");
   for (int i = 0; i < line_bits; ++i) add_result_bit(out, i, {lit(sends_wline), lit(address[6 + i])});
-  const Bits weight_line = add_weight_line_latch();
+  vector_weight_line_ = slice(add_weight_line_latch(), 0, line_bits);
+  // The line read: WLINE's, but for a pass that computes output k of a matrix product's line, which
+  // reads its row, WLINE + k (add_vector_matvec).
+  Gates rl = g.sub("read_line");
+  Forms row_in_line;
+  for (int j = 0; j < 4; ++j)
+    row_in_line.push_back(F(rl.relu(indexed("k", j), v.k[j] + F(v.line[kVectorMatrixLineBit]) - 1, 1)));
+  const Bits read_line = circuit::narrow_sum(rl, "line", line_bits, forms_of(vector_weight_line_), row_in_line);
 
   const double top_level = stored_level((1 << kVectorWeightLaneBits) - 1);
   std::vector<std::vector<SignalId>> read =
@@ -126,7 +146,7 @@ WeightRows MachineBuilder::add_vector_weight_memory() {
       {.name = "vector.weights",
        .staged = staged_.vector_weight_lanes,
        .read = read,
-       .read_rows = weight_line_rows(slice(weight_line, 0, line_bits), {}, {}),
+       .read_rows = weight_line_rows(read_line, {}, {}),
        .write_rows = weight_line_rows(slice(control_.base, 1, line_bits), staged_.vector_weight_region,
                                       {F(in_.stage_slot[kVectorWeightSlots - 1])})});
 
@@ -261,7 +281,9 @@ ActivationRows MachineBuilder::add_vector_activation_memory(const VectorLines& l
                                             {lines.norm_reads_on, lines.line_b},
                                             {lines.argmax_reads_on, lines.argmax_line},
                                             {lines.norm_first_on, lines.norm_first_line},
-                                            {lines.norm_second_on, lines.norm_second_line}};
+                                            {lines.norm_second_on, lines.norm_second_line},
+                                            {lines.matvec_reads_on, lines.matvec_first_line},
+                                            {lines.matvec_reads_on, lines.matvec_second_line}};
   std::vector<circuit::RowSelect> write_rows = activation_rows(g, "write_row", commits);
   std::vector<circuit::RowSelect> read_rows = activation_rows(g, "read_row", reads);
   ActivationRows am{add_read_slots("vector.am.even", 2 * kVectorLineElements, kVectorElementLanes),
@@ -381,12 +403,15 @@ VectorLines MachineBuilder::add_vector_lines(const VectorRegisters& registers) {
   const SignalId norm = decoded_.op[kVuRmsnorm];
   const Form binary = F(decoded_.op[kVuAdd16]) + F(decoded_.op[kVuMul16]);
   const Form elementwise = binary + F(decoded_.op[kVuSilu]), rope = F(decoded_.op[kVuRope]), row = F(decoded_.op[kVuRow16]);
+  const Form matvec = F(decoded_.op[kVuMatvec16]);
   const std::vector<SignalId> computing(v.element.begin(), v.element.begin() + kVectorLineElements);
-  v.writes_lines_on = elementwise + F(norm) + rope + row;
+  v.writes_lines_on = elementwise + F(norm) + rope + row + matvec;
   v.reads_a_on = elementwise + rope + circuit::sum_of(computing) - 1;
   v.reads_b_on = binary + circuit::sum_of(computing) + F(g.exclusive_or("bit5_differs", operands_.rs1[5], operands_.rs2[5])) - 2;
   v.norm_reads_on = F(norm) + circuit::sum_of(computing) - 1;
-  v.commits_on = v.writes_lines_on + F(v.element[kVectorLineElements]) - 1;
+  // Fed VEC: vu.matvec16's passes that read its next rows' pairs come after the commit, the count
+  // still at 16.
+  v.commits_on = v.writes_lines_on + F(v.element[kVectorLineElements]) + F(in_.is(TokenKind::kVec)) - 2;
   v.binary = g.relu("binary", binary, 1);
   v.by_lines = g.relu("by_lines", elementwise + F(decoded_.op[kVuArgmax]), 1);
   for (int i = 0; i < kVectorResultBits; ++i) {
@@ -398,14 +423,20 @@ VectorLines MachineBuilder::add_vector_lines(const VectorRegisters& registers) {
   g.add_all(vector_line_pass_, {lit(v.by_lines), nlit(v.running)});
   v.computes = g.relu("computes", v.writes_lines_on + circuit::sum_of(computing) - 1, 1);
   v.commits = g.relu("commits", v.commits_on, 1);
+  v.next_line = circuit::narrow_sum(g, "next_line", kVectorLineNumberBits + 1, forms_of(slice(v.line, 0, kVectorLineNumberBits)),
+                                    {Form(1.0)});
+  Forms next_first(32);
+  for (int j = 0; j <= kVectorLineNumberBits; ++j) next_first[4 + j] = F(v.next_line[j]);
+  v.more = circuit::compare32(g.sub("more"), next_first, forms_of(registers.vl), Enable(v.commits)).less_unsigned;
   // Element i = 16·l + k is live below VL; past it the pass sends VEC(0).
   Forms index = v.k;
   index.resize(32);
-  for (int j = 0; j < kVectorLineIndexBits; ++j) index[4 + j] = F(v.line[j]);
+  for (int j = 0; j < kVectorLineNumberBits; ++j) index[4 + j] = F(v.line[j]);
   v.live = circuit::compare32(g.sub("live"), index, forms_of(registers.vl), Enable(v.computes)).less_unsigned;
   const int line_bits = kVectorElementAddressBits - 4;
-  v.line_a = circuit::narrow_sum(g, "line_a", line_bits, forms_of(slice(operands_.rs1, 4, line_bits)), forms_of(v.line));
-  v.line_b = circuit::narrow_sum(g, "line_b", line_bits, forms_of(slice(operands_.rs2, 4, line_bits)), forms_of(v.line));
+  const Forms line_number = forms_of(slice(v.line, 0, kVectorLineNumberBits));
+  v.line_a = circuit::narrow_sum(g, "line_a", line_bits, forms_of(slice(operands_.rs1, 4, line_bits)), line_number);
+  v.line_b = circuit::narrow_sum(g, "line_b", line_bits, forms_of(slice(operands_.rs2, 4, line_bits)), line_number);
   Forms line_index = v.k;
   for (int j = 0; j < 4; ++j) line_index.push_back(F(v.line[j]));
   v.argmax_line = circuit::narrow_sum(g, "argmax_line", line_bits, forms_of(slice(operands_.rs1, 4, line_bits)), line_index);
@@ -418,10 +449,11 @@ VectorLines MachineBuilder::add_vector_lines(const VectorRegisters& registers) {
   v.norm_first_on = F(norm) + partial_passes - 1;
   v.norm_second_on = F(norm) + F(v.norm_pass[kNormPartialPasses]) - 1;
   v.norm_first_line = slice(operands_.rs2, 4, line_bits);
-  const Bits next_bank = circuit::narrow_sum(g, "norm_next_bank", 3, forms_of(slice(operands_.rs2, 5, 3)), {Form(1.0)});
-  v.norm_second_line = {operands_.rs2[4]};
-  v.norm_second_line.insert(v.norm_second_line.end(), next_bank.begin(), next_bank.end());
-  for (int i = 8; i < kVectorElementAddressBits; ++i) v.norm_second_line.push_back(operands_.rs2[i]);
+  v.norm_second_line = next_bank_line(g, "norm_next_bank", operands_.rs2);
+  // vu.matvec16's input likewise, read whole by every pass that computes an output.
+  v.matvec_reads_on = matvec + circuit::sum_of(computing) - 1;
+  v.matvec_first_line = slice(registers.src, 4, line_bits);
+  v.matvec_second_line = next_bank_line(g, "matvec_next_bank", registers.src);
 
   v.latched = read_signals(c_, "vector.latched", kVectorResultBits);
   v.latches = g.signal("latches");
@@ -477,7 +509,9 @@ ProductOperands MachineBuilder::add_vector_elementwise(const VectorLines& v, con
               any_of(c, "y_high", slice(y, kVectorElementAddressBits, 32 - kVectorElementAddressBits));
   bad_norm += F(c.all("across_rows", {lit(y[5]), lit(y[6]), lit(y[7]), lit(vl_past_32)}));
   const SignalId row = decoded_.op[kVuRow16];
-  const SignalId checks_lines = c.any("checks_lines", F(v.by_lines) + F(norm) + F(decoded_.op[kVuRope]) + F(row));
+  const SignalId matvec = decoded_.op[kVuMatvec16];
+  const SignalId checks_lines =
+      c.any("checks_lines", F(v.by_lines) + F(norm) + F(decoded_.op[kVuRope]) + F(row) + F(matvec));
   const Form illegal = F(c.all("bad_operation", {lit(checks_lines), lit(bad_lines)})) +
                        F(c.all("bad_pair", {lit(v.binary), lit(c.any("bad_binary", bad_binary))})) +
                        F(c.all("bad_shift", {lit(mul), lit(c.any("shift_outside", bad_shift))})) +
@@ -486,12 +520,12 @@ ProductOperands MachineBuilder::add_vector_elementwise(const VectorLines& v, con
   illegal_operands_.push_back(c.any("illegal", illegal));
 
   // The operands of element k: lane k of line_a's (line_b's) half in the read-out of its bank's
-  // parity, but for vu.row16, which adds its own.
+  // parity, but for vu.row16, which adds its own, and vu.matvec16, which reads whole rows.
   auto operand = [&](const std::string& name, const Bits& line) {
     Gates o = g.sub(name);
     const Bits bits = o.signals("bit", kVectorElementBits);
     for (int k = 0; k < kVectorLineElements; ++k)
-      add_line_element(o, am, line, k, {lit(v.computes), lit(v.element[k]), nlit(row)}, bits);
+      add_line_element(o, am, line, k, {lit(v.computes), lit(v.element[k]), nlit(row), nlit(matvec)}, bits);
     return bits;
   };
   const Bits a = operand("a", v.line_a), b = operand("b", v.line_b);
@@ -520,14 +554,12 @@ ProductOperands MachineBuilder::add_vector_elementwise(const VectorLines& v, con
   for (int i = 0; i < kVectorElementBits; ++i)
     add_result_bit(out, i, {lit(v.live)}, F(results[0][i]) + F(results[1][i]) + F(results[2][i]) + F(results[3][i]));
 
-  // After a line's sixteenth VEC: LINE(l + 1) while 16·(l + 1) < VL, else the operation ends.
-  const Bits next_line = circuit::narrow_sum(g, "next_line", kVectorLineIndexBits + 1, forms_of(v.line), {Form(1.0)});
-  Forms next_first(32);
-  for (int j = 0; j <= kVectorLineIndexBits; ++j) next_first[4 + j] = F(next_line[j]);
-  const SignalId more = circuit::compare32(g.sub("more"), next_first, forms_of(vl), Enable(v.commits)).less_unsigned;
-  for (int i = 0; i < kVectorLineIndexBits; ++i) add_result_bit(out, i, {lit(v.commits), lit(more), lit(next_line[i])});
+  // After a line's sixteenth VEC: LINE(l + 1) while 16·(l + 1) < VL, else the operation ends
+  // (vu.matvec16 reads its next rows' pairs first: add_vector_matvec).
+  const std::vector<Literal> next_line_pass{lit(v.commits), lit(v.more), nlit(matvec)};
+  for (int i = 0; i < kVectorLineNumberBits; ++i) add_result_bit(out, i, join(next_line_pass, {lit(v.next_line[i])}));
   g.add_relu(vector_result_pass_, F(v.computes));
-  g.add_all(vector_line_pass_, {lit(v.commits), lit(more)});
+  g.add_all(vector_line_pass_, next_line_pass);
   return product;
 }
 
@@ -554,7 +586,7 @@ std::vector<Bits> MachineBuilder::activation_line(Gates& g, const ActivationRows
 void MachineBuilder::add_vector_argmax(const VectorLines& v, const ActivationRows& am, const VectorRegisters& registers) {
   Gates g = gates("vector.argmax");
   const SignalId argmax = decoded_.op[kVuArgmax];
-  const SignalId second_half = v.line[kVectorLineIndexBits - 1];
+  const SignalId second_half = v.line[kVectorLineNumberBits - 1];
   const Bits group = slice(v.line, 0, 4);
   const Bits& vl = registers.vl;
   const SignalId is_vec = in_.is(TokenKind::kVec), is_line = in_.is(TokenKind::kLine);
@@ -616,8 +648,8 @@ void MachineBuilder::add_vector_argmax(const VectorLines& v, const ActivationRow
   g.add_relu(vector_line_pass_, F(next_group) + F(starts_second));
   const Bits next = circuit::narrow_sum(g, "next", 4, forms_of(group), {Form(1.0)});
   for (int j = 0; j < 4; ++j) add_result_bit(out, j, {lit(next_group), lit(next[j])});
-  add_result_bit(out, kVectorLineIndexBits - 1, {lit(next_group), lit(second_half)});
-  add_result_bit(out, kVectorLineIndexBits - 1, {lit(starts_second)});
+  add_result_bit(out, kVectorLineNumberBits - 1, {lit(next_group), lit(second_half)});
+  add_result_bit(out, kVectorLineNumberBits - 1, {lit(starts_second)});
   const SignalId ends = g.all("ends", {lit(done), lit(second_half)});
   Forms index(32);
   for (int i = 0; i < kValueBits; ++i)
@@ -848,18 +880,149 @@ void MachineBuilder::add_vector_row16(const VectorLines& v, const WeightRows& wm
   for (int i = 0; i < kShiftCodeBits; ++i) e.add_all(product.shift[i], {lit(computes), lit(v.latched[kMultiplierBits + i])});
 }
 
+// vu.matvec16 a line of outputs at a time (docs/vector-unit.md). Row k of a line's 16 is a WM line,
+// which the pass computing output k reads at WLINE + k, and its pair one of the 16 that the two
+// passes before the line latch, 8 from each of the two WM lines that hold them. The first pass sends
+// WLINE(rs2 >> 6), the line of the first rows' pairs; the pass fed it latches 8 and sends that line
+// + 1; the pass fed that latches the other 8 and sends WLINE(R + 16·g), R = (rs2 >> 6) + ⌈VL/8⌉
+// where the rows start; the pass fed that LINE(256 + g), which marks g as a matrix product's line.
+// Each output is then its row's product with the input (COLS ≤ 64: the row of SRC's AM bank, an even
+// one, and of the next), its elements' lanes as AM's read-out holds them, sent and written as the
+// elementwise operations' elements are; the pass after a line's
+// sixteenth sends WLINE of the next line's pairs, 2·(g + 1) lines on. Three WLINE tokens in a row
+// come from no other instruction, so the delays of WLINE tell the three passes apart.
+void MachineBuilder::add_vector_matvec(const VectorLines& v, const ActivationRows& am, const WeightRows& wm,
+                                       const VectorRegisters& registers) {
+  Gates g = gates("vector.matvec");
+  const SignalId matvec = decoded_.op[kVuMatvec16];
+  const Bits& matrix = operands_.rs2;
+  const Bits &vl = registers.vl, &cols = registers.cols, &src = registers.src;
+  constexpr int kMaxColumns = 2 * kVectorLineElements * 2, kWeightBits = 8, kShiftBits = 6, kPairBits = kWeightBits + kShiftBits;
+  constexpr int kLanesPerByte = kWeightBits / kVectorWeightLaneBits, kWordsPerPair = 2;
+  constexpr int kPairsPerLine = 2 * kVectorWeightWordsPerHalf / kWordsPerPair;
+  const int line_bits = static_cast<int>(vector_weight_line_.size());
+
+  // Where the rows start, and illegal operands beyond the output's lines (add_vector_elementwise):
+  // COLS outside 1..64, SRC not a multiple of 64 or past AM, the matrix not at a WM line or its rows
+  // past WM's end.
+  const Bits vl_plus_7 = circuit::narrow_sum(g, "vl_plus_7", 14, forms_of(slice(vl, 0, 13)), {Form(1.0), Form(1.0), Form(1.0)});
+  const Bits rows = circuit::narrow_sum(g, "rows", line_bits + 1, forms_of(slice(matrix, 6, line_bits)), forms_of(slice(vl_plus_7, 3, 11)));
+  Gates c = g.sub("check");
+  const SignalId cols_past_64 =
+      c.any("cols_past_64", any_of(c, "cols_past_127", slice(cols, 7, 25)) +
+                                F(c.all("cols_65_to_127", {lit(cols[6]), lit(c.any("cols_low6", circuit::sum_of(slice(cols, 0, 6))))})));
+  const Bits end = circuit::narrow_sum(c, "end", line_bits + 2, forms_of(rows), forms_of(slice(vl, 0, 13)));
+  const SignalId rows_past_end =
+      c.at_least("rows_past_end", circuit::binary_value(end), weight_banks() * kRowsPerBank + 1);
+  Form bad = Form(1.0) - any_of(c, "cols_nonzero", cols) + F(cols_past_64);
+  bad += any_of(c, "src_misaligned", slice(src, 0, 6)) +
+         any_of(c, "src_high", slice(src, kVectorElementAddressBits, 32 - kVectorElementAddressBits));
+  Gates matrix_check = c.sub("matrix");
+  bad += weight_address_outside(matrix_check, matrix, 6) + F(rows_past_end);
+  const SignalId illegal = c.all("illegal", {lit(matvec), lit(c.any("bad", bad))});
+  illegal_operands_.push_back(illegal);
+
+  // The passes, from the token fed and the two before it.
+  const SignalId is_wline = in_.is(TokenKind::kWline);
+  const SignalId wline_before = c_.add_delay(is_wline, "vector.matvec.wline_before", 1);
+  const SignalId wlines_before = g.all("wlines_before", {lit(wline_before), lit(c_.add_delay(is_wline, "vector.matvec.wline_two_before", 2))});
+  const std::vector<Literal> first{lit(matvec), nlit(v.running), nlit(is_wline), nlit(illegal), nlit(control_.in_report)};
+  const std::vector<Literal> first_pairs{lit(matvec), lit(is_wline), nlit(wline_before)};
+  const std::vector<Literal> second_pairs{lit(matvec), lit(is_wline), lit(wline_before), nlit(wlines_before)};
+  const std::vector<Literal> starts_line{lit(matvec), lit(is_wline), lit(wlines_before)};
+  const std::vector<Literal> next_pairs{lit(matvec), lit(v.commits), lit(v.more)};
+  for (const auto& pass : {first, first_pairs, second_pairs, next_pairs}) g.add_all(vector_wline_pass_, pass);
+  g.add_all(vector_line_pass_, starts_line);
+
+  // Their tokens: the pairs' lines, the rows' line R + 16·g (g = l + 1 once a line is done), LINE(256 + g).
+  Gates out = g.sub("out");
+  const Bits second_pairs_line = circuit::narrow_sum(g, "second_pairs_line", line_bits, forms_of(vector_weight_line_), {Form(1.0)});
+  Forms lines_on(line_bits), pair_lines_on(line_bits);
+  for (int j = 0; j <= kVectorLineNumberBits && j + 4 < line_bits; ++j) lines_on[j + 4] = F(v.next_line[j]);
+  for (int j = 0; j <= kVectorLineNumberBits && j + 1 < line_bits; ++j) pair_lines_on[j + 1] = F(v.next_line[j]);
+  const Bits next_rows = circuit::narrow_sum(g, "next_rows", line_bits, forms_of(slice(rows, 0, line_bits)), lines_on);
+  const Bits next_pair_line = circuit::narrow_sum(g, "next_pair_line", line_bits, forms_of(slice(matrix, 6, line_bits)), pair_lines_on);
+  for (int i = 0; i < line_bits; ++i) {
+    add_result_bit(out, i, join(first, {lit(matrix[6 + i])}));
+    add_result_bit(out, i, join(first_pairs, {lit(second_pairs_line[i])}));
+    add_result_bit(out, i, join(second_pairs, {nlit(v.running), lit(rows[i])}));
+    add_result_bit(out, i, join(second_pairs, {lit(v.running), lit(next_rows[i])}));
+    add_result_bit(out, i, join(next_pairs, {lit(next_pair_line[i])}));
+  }
+  for (int i = 0; i < kVectorLineNumberBits; ++i) add_result_bit(out, i, join(starts_line, {lit(v.running), lit(v.next_line[i])}));
+  add_result_bit(out, kVectorMatrixLineBit, starts_line);
+
+  // The pairs of the WM line read, latched: for each of its 8, the low byte of the multiplier's word
+  // and the low six bits of the shift's (a shift of 0 or 63 makes the output 0).
+  Gates p = g.sub("pairs");
+  const SignalId reads_pairs = p.all("reads", {lit(matvec), lit(is_wline), nlit(wlines_before)});
+  Bits pair_bits;
+  for (int place = 0; place < kPairsPerLine; ++place) {
+    const Bits multiplier = p.signals(indexed("multiplier", place), kWeightBits), shift = p.signals(indexed("shift", place), kWeightBits);
+    for (int w = 0; w < kWordsPerPair; ++w) {
+      const std::vector<SignalId>& word = wm[kWordsPerPair * place + w];
+      add_levels_as_bits(p, std::vector<SignalId>(word.begin(), word.begin() + kLanesPerByte), {lit(reads_pairs)},
+                         w ? shift : multiplier, kVectorWeightLaneBits);
+    }
+    pair_bits.insert(pair_bits.end(), multiplier.begin(), multiplier.end());
+    pair_bits.insert(pair_bits.end(), shift.begin(), shift.begin() + kShiftBits);
+  }
+  circuit::Bank latch = single_row_bank("vector.matvec.pairs");
+  std::array<Bits, 2> latched{read_signals(c_, "vector.matvec.pairs0", kPairsPerLine * kPairBits),
+                              read_signals(c_, "vector.matvec.pairs1", kPairsPerLine * kPairBits)};
+  for (int h = 0; h < 2; ++h) {
+    latch.write.beta[h] = F(p.all(indexed("latches", h), h ? second_pairs : first_pairs));
+    for (std::size_t i = 0; i < pair_bits.size(); ++i) {
+      latch.write.lanes[h].push_back(F(pair_bits[i]));
+      latch.read.lanes[h].push_back({{latched[h][i], 1}});
+    }
+  }
+  c_.add_bank(std::move(latch));
+
+  // Output k of line l: its row's weights (the WM line read, byte j its column j, zero from COLS on),
+  // the input (element j in the read-out of the even banks, then of the odd ones) and its latched pair.
+  Gates e = g.sub("row");
+  const SignalId computes = e.all("computes", {lit(matvec), lit(v.computes)});
+  circuit::RowOperands row{.multiplier = e.signals("multiplier", kWeightBits), .shift = e.signals("shift", kShiftBits)};
+  for (int k = 0; k < kVectorLineElements; ++k) {
+    const Bits& pairs = latched[k / kPairsPerLine];
+    const int first_bit = kPairBits * (k % kPairsPerLine);
+    for (int i = 0; i < kWeightBits; ++i) e.add_all(row.multiplier[i], {lit(computes), lit(v.element[k]), lit(pairs[first_bit + i])});
+    for (int i = 0; i < kShiftBits; ++i)
+      e.add_all(row.shift[i], {lit(computes), lit(v.element[k]), lit(pairs[first_bit + kWeightBits + i])});
+  }
+  for (int j = 0; j < kMaxColumns; ++j) {
+    row.weights.push_back(e.signals(indexed("w", j), kWeightBits));
+    const std::vector<SignalId>& word = wm[j / 4];
+    const int lane = kLanesPerByte * (j % 4);
+    const SignalId column_live = e.at_least(indexed("column_live", j), circuit::binary_value(slice(cols, 0, 7)), j + 1);
+    add_levels_as_bits(e, std::vector<SignalId>(word.begin() + lane, word.begin() + lane + kLanesPerByte),
+                       {lit(computes), lit(column_live)}, row.weights.back(), kVectorWeightLaneBits);
+    row.activation_lanes.push_back(am.of_parity(j / (2 * kVectorLineElements))[j % (2 * kVectorLineElements)]);
+  }
+  const Bits product = circuit::requantised_row_product(g.sub("product"), row, Enable({lit(computes)}));
+  for (int i = 0; i < kVectorElementBits; ++i) add_result_bit(out, i, {lit(v.live)}, F(product[i]));
+}
+
 // The configuration registers, two to a single-row bank (a write replaces its half only): each
 // vu.set* writes rs1's bits into its register's half. The operations read VL and AUX.
 VectorRegisters MachineBuilder::add_vector_registers() {
   constexpr int kRegisters = kVuSeths - kVuSetvl + 1;
-  VectorRegisters read{.vl = read_signals(c_, "vector.vl", 32), .aux = read_signals(c_, "vector.aux", 32)};
+  VectorRegisters read{.vl = read_signals(c_, "vector.vl", 32),
+                       .aux = read_signals(c_, "vector.aux", 32),
+                       .cols = read_signals(c_, "vector.cols", 32),
+                       .src = read_signals(c_, "vector.src", 32)};
   for (int bank_index = 0; 2 * bank_index < kRegisters; ++bank_index) {
     circuit::Bank bank = single_row_bank("vector.registers" + std::to_string(bank_index));
     for (int h = 0; h < 2 && 2 * bank_index + h < kRegisters; ++h) {
       const int op = kVuSetvl + 2 * bank_index + h;
       bank.write.beta[h] = F(decoded_.op[op]);
       for (int i = 0; i < 32; ++i) bank.write.lanes[h].push_back(F(operands_.rs1[i]));
-      const Bits* reads = op == kVuSetvl ? &read.vl : op == kVuSetaux ? &read.aux : nullptr;
+      const Bits* reads = op == kVuSetvl    ? &read.vl
+                          : op == kVuSetcols ? &read.cols
+                          : op == kVuSetsrc  ? &read.src
+                          : op == kVuSetaux  ? &read.aux
+                                             : nullptr;
       if (reads)
         for (SignalId bit : *reads) bank.read.lanes[h].push_back({{bit, 1}});
     }

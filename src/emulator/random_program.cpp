@@ -344,13 +344,16 @@ class StreamGenerator {
     return item;
   }
   // vu.add16, vu.mul16 (a random shift), vu.silu, vu.argmax, vu.rmsnorm (a random epsilon term),
-  // vu.rope and vu.row16 in turn, over 1..48 elements (an even count for vu.rope, up to 64 for
-  // vu.row16) at a random line x, the second operand x itself or the line 32 elements off it (bit 5
-  // flipped), for the norm a random vector within one AM row, as the unit requires, for vu.rope a
-  // random table of WM, for vu.row16 a random WM line and one of the pairs at kRandomStreamPairs.
+  // vu.rope, vu.row16 and vu.matvec16 in turn, over 1..48 elements or rows (an even count for
+  // vu.rope, up to 64 for vu.row16) at a random line x, the second operand x itself or the line 32
+  // elements off it (bit 5 flipped), for the norm a random vector within one AM row, as the unit
+  // requires, for vu.rope a random table of WM, for vu.row16 a random WM line and one of the pairs
+  // at kRandomStreamPairs, for vu.matvec16 a matrix of 1..64 columns at a random WM line, whatever
+  // its bytes (every pair is one), and its input at a random multiple of 64.
   void line_operation(Item& item, std::uint8_t address, std::uint8_t value) {
     constexpr std::uint32_t kLine = program::kVectorLineElements, kBankRow = 2 * kLine, kRow = 8 * kBankRow;
-    constexpr std::array kOps{Op::kVuAdd16, Op::kVuMul16, Op::kVuSilu, Op::kVuArgmax, Op::kVuRmsnorm, Op::kVuRope, Op::kVuRow16};
+    constexpr std::array kOps{Op::kVuAdd16, Op::kVuMul16, Op::kVuSilu,  Op::kVuArgmax,
+                              Op::kVuRmsnorm, Op::kVuRope, Op::kVuRow16, Op::kVuMatvec16};
     constexpr std::uint32_t kRopeTable = 32, kWeightLine = 64;
     const Op op = kOps[line_operations_++ % kOps.size()];
     const auto count = static_cast<std::uint32_t>(op == Op::kVuRope    ? 2 * pick(1, 3 * kLine / 2)
@@ -366,13 +369,24 @@ class StreamGenerator {
       append_load_immediate(item.instructions, address, aux);
       item.instructions.push_back(make(Op::kVuSetaux, 0, address, 0, 0));
     }
+    if (op == Op::kVuMatvec16) {
+      append_load_immediate(item.instructions, address, static_cast<std::uint32_t>(pick(1, 4 * kLine)));
+      item.instructions.push_back(make(Op::kVuSetcols, 0, address, 0, 0));
+      append_load_immediate(item.instructions, address,
+                            4 * kLine * static_cast<std::uint32_t>(pick(0, program::kVectorActivationElements / (4 * kLine) - 1)));
+      item.instructions.push_back(make(Op::kVuSetsrc, 0, address, 0, 0));
+    }
     const std::uint32_t x = kLine * static_cast<std::uint32_t>(pick(0, program::kVectorActivationElements / kLine - 8));
     append_load_immediate(item.instructions, address, x);
-    const bool two_operands =
-        op == Op::kVuAdd16 || op == Op::kVuMul16 || op == Op::kVuRmsnorm || op == Op::kVuRope || op == Op::kVuRow16;
+    const bool two_operands = op == Op::kVuAdd16 || op == Op::kVuMul16 || op == Op::kVuRmsnorm || op == Op::kVuRope ||
+                              op == Op::kVuRow16 || op == Op::kVuMatvec16;
     if (op == Op::kVuRope || op == Op::kVuRow16) {
       const std::uint32_t size = op == Op::kVuRope ? kRopeTable : kWeightLine;
       append_load_immediate(item.instructions, value, size * static_cast<std::uint32_t>(pick(0, program::kVectorWeightBytes / size - 1)));
+    } else if (op == Op::kVuMatvec16) {
+      const std::uint32_t lines = (8 * count + kWeightLine - 1) / kWeightLine + count;  // its pairs' and its rows'
+      append_load_immediate(item.instructions, value,
+                            kWeightLine * static_cast<std::uint32_t>(pick(0, program::kVectorWeightBytes / kWeightLine - lines)));
     } else if (op == Op::kVuRmsnorm) {
       const int last_bank = count > kBankRow ? 6 : 7;
       append_load_immediate(item.instructions, value,

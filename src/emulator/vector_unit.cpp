@@ -1,7 +1,7 @@
 // emulator/vector_unit.cpp — see vector_unit.h. Every operation first checks all of its operands and
-// changes nothing when one is out of range. The elementwise ones (vu.add16, vu.mul16, vu.silu) then
-// go a line at a time, as the weights do; the others compute all of their outputs into result_ and
-// only then write them, so that an output may overlap any input.
+// changes nothing when one is out of range. Those that write AM then go a line at a time, as the
+// weights do, but vu.attend, which computes all of its outputs into result_ and only then writes
+// them, so that its output may overlap its input.
 #include "emulator/vector_unit.h"
 
 #include <algorithm>
@@ -19,10 +19,11 @@ using isa::Op;
 static_assert(std::endian::native == std::endian::little, "WM words are read with memcpy");
 
 constexpr std::uint32_t kMaxCount = 4096;                // VL as rows or elements
-constexpr std::uint32_t kMaxColumns = 512;               // a matrix's COLS (STORY_MAX_DOT)
 constexpr std::uint32_t kMaxNormLength = 64;             // vu.rmsnorm's VL: two AM banks' row
 constexpr std::uint32_t kBankRowElements = 32;           // AM as the weights hold it: a bank's row,
 constexpr std::uint32_t kAmRowElements = 256;            // and a row of all 8 banks
+constexpr std::uint32_t kMaxColumns = kAmRowElements;    // a matrix's COLS: its input is one AM row,
+constexpr std::uint32_t kMatrixInputAlign = 2 * kBankRowElements;  // from an even bank's first element
 constexpr std::uint32_t kMaxPositions = 512;             // vu.attend's VL
 constexpr std::uint32_t kAttentionBlock = 32;            // positions vu.attend takes at a time
 constexpr std::uint32_t kRopeTableBytes = 32;            // vu.rope's table: 8 cosines, then 8 sines
@@ -32,6 +33,8 @@ constexpr std::uint32_t kPairBytes = 8;                  // a requantisation pai
 constexpr std::uint32_t kMaxAttentionHeadSize = 8;       // HS of vu.attend: scores within ±2^22
 constexpr std::uint32_t kMinShift = 1, kMaxShift = 62;  // a requantisation pair's shift
 constexpr std::uint32_t kMaxMultiplier = 255;           // and its multiplier, from 0
+// The bits of a pair's words vu.matvec16 reads (matvec_requantise), and the shift it reads as 0.
+constexpr std::uint32_t kMultiplierMask = 255, kShiftMask = 63, kShiftOfZero = 64;
 constexpr std::uint32_t kMaxMul16Shift = 30;
 
 // Fraction bits of the fixed-point formats (STORY_FRAC_* and the Q15 weights of story_ops.h).
@@ -64,6 +67,20 @@ std::int16_t to_activation(std::int64_t value) {
 // 2^31, so the product and its rounding term stay below 2^62 and the sum is exact in 64 bits.
 std::int64_t requantise(std::int64_t acc, std::int32_t multiplier, std::int32_t shift) {
   return round_shift(acc * multiplier, shift);
+}
+
+// A row of vu.matvec16 requantised by the pair {multiplier_word, shift_word} as the instruction reads
+// it: the multiplier's low byte, the shift's low six bits, 0 standing for 64. The weights read a
+// row's pair while the instruction runs, 16 rows at a time, after earlier rows' outputs are written,
+// so they cannot refuse a pair; for every pair the quantiser writes (multiplier 0..255, shift 1..62)
+// this is story_requant13. A shift of 63 or 64 gives 0, round_shift's value for every |m · acc| <
+// 2^62 (|acc| <= 2^27 here), which 64 bits could not compute.
+std::int16_t matvec_requantise(std::int64_t acc, std::int32_t multiplier_word, std::int32_t shift_word) {
+  const std::uint32_t multiplier = static_cast<std::uint32_t>(multiplier_word) & kMultiplierMask;
+  const std::uint32_t low_shift = static_cast<std::uint32_t>(shift_word) & kShiftMask;
+  const std::uint32_t shift = low_shift == 0 ? kShiftOfZero : low_shift;
+  if (shift > kMaxShift) return 0;
+  return to_activation(requantise(acc, static_cast<std::int32_t>(multiplier), static_cast<std::int32_t>(shift)));
 }
 
 // The powers of one octave in eighths, 2^(−k/8) in Q15, k = 0..7: round(2^(15 − k/8)), in long double
@@ -261,6 +278,11 @@ void VectorUnit::put(std::uint32_t element, std::int16_t value) {
     std::copy(line_.begin(), line_.end(), activations_.begin() + (element - (kLineElements - 1)));
 }
 
+bool VectorUnit::in_one_row(std::uint32_t first, std::uint32_t count) {
+  return first % kBankRowElements == 0 && first % kAmRowElements + std::uint64_t{count} <= kAmRowElements &&
+         in_activations(first, count);
+}
+
 bool VectorUnit::whole_lines(std::uint32_t first, std::uint32_t count) {
   return first % kLineElements == 0 && in_activations(first, (std::uint64_t{count} + kLineElements - 1) / kLineElements * kLineElements);
 }
@@ -289,29 +311,27 @@ bool VectorUnit::valid_pair(std::uint64_t address) const {
 
 bool VectorUnit::matrix_at(std::uint32_t address, Matrix& matrix) const {
   matrix = {.address = address, .rows = registers_[kVl], .columns = registers_[kCols]};
-  return address % 4 == 0 && in_range(matrix.rows, 1, kMaxCount) && in_range(matrix.columns, 1, kMaxColumns);
+  return address % kWeightLineBytes == 0 && in_range(matrix.rows, 1, kMaxCount) &&
+         in_range(matrix.columns, 1, kMaxColumns);
 }
 
-// out[i] = requant(Σ_j w[i][j] · x[j], pair i) for every row; x at AM[SRC]. The sum is exact in 64
-// bits (the header's int32 holds it for weights above −128).
+// out[i] = requant(Σ_j w[i][j] · x[j], pair i) for every row, x at AM[SRC], a line of rows at a time
+// (matvec_requantise reads the pairs). The weights read x as one AM row, an even bank's and the
+// next's (their read-outs feed the row product as they stand), so it is a multiple of 64 within a
+// row of 256 elements, and each output line from x as it stands. The sum is exact in 64 bits (the
+// header's int32 holds it for weights above −128).
 bool VectorUnit::matvec(std::uint32_t out, std::uint32_t address) {
   Matrix m;
   const std::uint32_t x = registers_[kSrc];
-  if (!matrix_at(address, m) || !in_weights(m.address, m.end() - m.address) || !in_activations(x, m.columns) ||
-      !in_activations(out, m.rows))
+  if (!matrix_at(address, m) || !in_weights(m.address, m.end() - m.address) || x % kMatrixInputAlign != 0 ||
+      !in_one_row(x, m.columns) || !whole_lines(out, m.rows))
     return false;
-  for (std::uint32_t row = 0; row < m.rows; ++row)
-    if (!valid_pair(m.pair(row))) return false;
-  result_.resize(m.rows);
-  const std::int16_t* input = activations_.data() + x;
-  for (std::uint32_t row = 0; row < m.rows; ++row) {
+  write_lines(out, m.rows, [&](std::uint32_t row) {
     const auto* w = reinterpret_cast<const std::int8_t*>(weights_.data() + m.row_weights(row));
     std::int64_t acc = 0;
-    for (std::uint32_t j = 0; j < m.columns; ++j) acc += std::int32_t{w[j]} * input[j];
-    const std::int32_t multiplier = weight_word(m.pair(row)), shift = weight_word(m.pair(row) + 4);
-    result_[row] = to_activation(requantise(acc, multiplier, shift));
-  }
-  write_result(out);
+    for (std::uint32_t j = 0; j < m.columns; ++j) acc += std::int32_t{w[j]} * activations_[x + j];
+    return matvec_requantise(acc, weight_word(m.pair(row)), weight_word(m.pair(row) + 4));
+  });
   return true;
 }
 
@@ -356,9 +376,7 @@ bool VectorUnit::mul16(std::uint32_t a, std::uint32_t b) {
 // it stands.
 bool VectorUnit::rmsnorm(std::uint32_t out, std::uint32_t x) {
   const std::uint32_t n = count();
-  if (!in_range(n, 1, kMaxNormLength) || x % kBankRowElements != 0 || x % kAmRowElements + n > kAmRowElements ||
-      !in_activations(x, n) || !whole_lines(out, n))
-    return false;
+  if (!in_range(n, 1, kMaxNormLength) || !in_one_row(x, n) || !whole_lines(out, n)) return false;
   const int s = std::bit_width(n - 1);  // the smallest s with n <= 2^s
   std::uint64_t squares = 0;
   for (std::uint32_t i = 0; i < n; ++i) {

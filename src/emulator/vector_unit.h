@@ -78,6 +78,9 @@ class VectorUnit {
   std::int16_t weight_half(std::uint32_t address) const;
   // Copies result_ to AM from `first`: outputs are written only once every input has been read.
   void write_result(std::uint32_t first);
+  // Whether `count` elements from `first` are a vector the weights read in one pass: from a bank
+  // row's first element (a multiple of 32), within one row of all the banks (256 elements), inside AM.
+  static bool in_one_row(std::uint32_t first, std::uint32_t count);
   // An elementwise operation's lines: `count` elements from `first`, a line's first element, inside AM
   // as whole lines.
   static bool whole_lines(std::uint32_t first, std::uint32_t count);

@@ -504,7 +504,7 @@ TEST_F(VectorUnit, RandomInstructionStreamsRunInLockstep) {
   }
   for (isa::Op op : {isa::Op::kVuPut, isa::Op::kVuGet, isa::Op::kVuKput, isa::Op::kVuVput, isa::Op::kVuWget, isa::Op::kVuSetvl, isa::Op::kVuSetcols, isa::Op::kVuSetsrc, isa::Op::kVuSetaux,
                      isa::Op::kVuSeths, isa::Op::kVuAdd16, isa::Op::kVuMul16, isa::Op::kVuSilu, isa::Op::kVuArgmax,
-                     isa::Op::kVuRmsnorm, isa::Op::kVuRope, isa::Op::kVuRow16})
+                     isa::Op::kVuRmsnorm, isa::Op::kVuRope, isa::Op::kVuRow16, isa::Op::kVuMatvec16})
     EXPECT_TRUE(covered.contains(op)) << isa::op_info(op).name << " never ran";
 }
 
@@ -513,7 +513,7 @@ TEST_F(VectorUnit, RandomInstructionStreamsRunInLockstep) {
 // y the vector; vu.rope: y the table; vu.row16: x the output, y the row, AUX the pair).
 struct LineOperation {
   isa::Op op;
-  std::uint32_t vl, x, y = 0, aux = 1;
+  std::uint32_t vl, x, y = 0, aux = 1, cols = 0, src = 0;  // COLS and SRC set for vu.matvec16
 };
 
 // What a program does with AM and the KV cache: puts (a first element and values, put element by
@@ -538,8 +538,10 @@ program::ProgramImage activation_program(const UnitAccesses& accesses) {
   std::uint8_t result = 0;
   for (const LineOperation& e : accesses.operations) {
     a.li(kElement, e.vl).add(isa::Op::kVuSetvl, 0, kElement, 0, 0).li(kElement, e.aux).add(isa::Op::kVuSetaux, 0, kElement, 0, 0);
+    if (e.op == isa::Op::kVuMatvec16)
+      a.li(kElement, e.cols).add(isa::Op::kVuSetcols, 0, kElement, 0, 0).li(kElement, e.src).add(isa::Op::kVuSetsrc, 0, kElement, 0, 0);
     const bool two_operands = e.op == isa::Op::kVuAdd16 || e.op == isa::Op::kVuMul16 || e.op == isa::Op::kVuRmsnorm ||
-                              e.op == isa::Op::kVuRope || e.op == isa::Op::kVuRow16;
+                              e.op == isa::Op::kVuRope || e.op == isa::Op::kVuRow16 || e.op == isa::Op::kVuMatvec16;
     const auto rd = static_cast<std::uint8_t>(e.op == isa::Op::kVuArgmax ? 7 + result++ % 25 : 0);
     a.li(kElement, e.x).li(kValue, e.y).add(e.op, rd, kElement, two_operands ? kValue : 0, 0);
   }
@@ -801,6 +803,54 @@ TEST_F(VectorUnit, EmbeddingLookupsRunInLockstep) {
   expect_clean_exit_and_same_unit_state(image);
 }
 
+// A matrix for vu.matvec16 at WM byte `matrix` (a multiple of 64) in `weights`: rows of random bytes
+// with int8's extremes, their padding past COLS random too, and pairs mostly of the quantiser's
+// kind (multipliers 0..255, shifts that keep random rows' outputs mostly within 13 bits), some with
+// words the instruction reads only part of: high bits set, shifts 0, 63 and 64 + 5.
+void put_random_matrix(std::vector<std::uint8_t>& weights, std::uint32_t matrix, std::uint32_t rows, std::mt19937& random) {
+  auto put_word = [&](std::uint32_t at, std::uint32_t word) {
+    for (int b = 0; b < 4; ++b) weights[at + b] = static_cast<std::uint8_t>(word >> (8 * b));
+  };
+  for (std::uint32_t r = 0; r < rows; ++r) {
+    const std::uint32_t multiplier = r % 11 == 3 ? 0xABCD0000u | random() % 256 : r % 7 == 1 ? 255 : random() % 256;
+    const std::uint32_t shift = r % 13 == 5 ? 0 : r % 13 == 6 ? 63 : r % 13 == 7 ? 64 + 5 : r % 13 == 8 ? 1 : 12 + random() % 12;
+    put_word(matrix + 8 * r, multiplier);
+    put_word(matrix + 8 * r + 4, shift);
+  }
+  const std::uint32_t first_row = (matrix + 8 * rows + 63) / 64 * 64;
+  for (std::uint32_t i = 0; i < 64 * rows; ++i)
+    weights[first_row + i] = static_cast<std::uint8_t>(i % 17 == 0 ? 0x80 : i % 17 == 1 ? 0x7F : random());
+}
+
+// vu.matvec16 over matrices of 1 to 172 rows and 1 to 64 columns, in WM's first lines, its second
+// region of banks and at its end, by inputs at every place in an AM row, into output lines
+// anywhere and, once, over its own input (later rows then read the lines already written); vu.get reads outputs back, and every AM element
+// and line buffer slot ends as on the golden machine.
+TEST_F(VectorUnit, MatrixProductsRunInLockstep) {
+  std::mt19937 random(29);
+  const std::uint32_t end = program::kVectorActivationElements, wm_end = program::kVectorWeightBytes;
+  std::vector<std::uint8_t> weights(wm_end);
+  struct Product {
+    std::uint32_t matrix, rows, cols, src, out;
+  };
+  const Product products[] = {{0, 16, 64, 64, 1024},           {2048, 1, 1, 0, 2048},
+                              {4096, 17, 33, 128, 4096},       {8192, 40, 64, 256 + 192, 48},
+                              {256 * 1024, 64, 64, 512, 8192}, {200 * 1024, 172, 64, 1024, 9216},
+                              {wm_end - 64 * 9, 8, 20, 192, end - 16}, {16384, 32, 64, 2048, 2048}};
+  UnitAccesses accesses;
+  for (const Product& p : products) {
+    put_random_matrix(weights, p.matrix, p.rows, random);
+    std::vector<std::int32_t> x = random_elements(random, 64);
+    x[0] = -4096, x[1] = 4095;
+    accesses.puts.push_back({p.src, x});
+    accesses.operations.push_back({isa::Op::kVuMatvec16, p.rows, p.out, p.matrix, 1, p.cols, p.src});
+  }
+  accesses.reads = {1024, 1039, 2048, 4100, 8192 + 63, 9216 + 171, end - 9};
+  program::ProgramImage image = activation_program(accesses);
+  image.weights = std::move(weights);
+  expect_clean_exit_and_same_unit_state(image);
+}
+
 // vu.row16 by a pair the golden machine refuses traps as it does there, in the pass that reads the
 // pair: a shift of 0, 63, 64, 2^8 or negative, a multiplier of 256, 2^16 or negative.
 TEST_F(VectorUnit, EmbeddingLookupsByABadPairTrapAsOnTheGoldenMachine) {
@@ -828,7 +878,9 @@ TEST_F(VectorUnit, EmbeddingLookupsByABadPairTrapAsOnTheGoldenMachine) {
 // x's banks, vu.mul16's shift 0 or 31; for vu.rmsnorm VL past 64, its vector not a multiple of 32,
 // across two AM rows or past AM; for vu.rope an odd VL, its table not a multiple of 32 or past WM;
 // for vu.row16 VL past 64, its row not a multiple of 64 or past WM, its pair not a multiple of 8 or
-// past WM.
+// past WM; for vu.matvec16 COLS 0 or past 256 (and 65 with its input across two AM rows, since the
+// weights refuse every COLS past 64 for now), its matrix not a multiple of 64 or its rows past WM by
+// a line, its input not a multiple of 64 or past AM.
 TEST_F(VectorUnit, LineOperandsOutOfRangeTrapAsOnTheGoldenMachine) {
   using isa::Op;
   const std::uint32_t end = program::kVectorActivationElements;
@@ -850,6 +902,12 @@ TEST_F(VectorUnit, LineOperandsOutOfRangeTrapAsOnTheGoldenMachine) {
       {Op::kVuRow16, 17, end - 16, 64, 8}, {Op::kVuRow16, 16, 0, 32, 8}, {Op::kVuRow16, 16, 0, program::kVectorWeightBytes, 8},
       {Op::kVuRow16, 16, 0, 0x80000000u, 8}, {Op::kVuRow16, 16, 0, 64, 4}, {Op::kVuRow16, 16, 0, 64, program::kVectorWeightBytes},
       {Op::kVuRow16, 16, 0, 64, 0xFFFFFFF8u},
+      {Op::kVuMatvec16, 0, 0, 0, 1, 16, 0},    {Op::kVuMatvec16, 4097, 0, 0, 1, 16, 0}, {Op::kVuMatvec16, 16, 0, 0, 1, 0, 0},
+      {Op::kVuMatvec16, 16, 0, 0, 1, 257, 0},  {Op::kVuMatvec16, 16, 8, 0, 1, 16, 0},   {Op::kVuMatvec16, 17, end - 16, 0, 1, 16, 0},
+      {Op::kVuMatvec16, 16, 0, 32, 1, 16, 0},  {Op::kVuMatvec16, 16, 0, program::kVectorWeightBytes - 64 * 17, 1, 16, 0},
+      {Op::kVuMatvec16, 16, 0, 0x80000000u, 1, 16, 0},  {Op::kVuMatvec16, 16, 0, 0, 1, 16, 32},
+      {Op::kVuMatvec16, 16, 0, 0, 1, 16, 16},  {Op::kVuMatvec16, 16, 0, 0, 1, 16, end}, {Op::kVuMatvec16, 16, 0, 0, 1, 16, 0x80000000u},
+      {Op::kVuMatvec16, 16, 0, 0, 1, 65, 192},
   };
   for (const LineOperation& c : cases) {
     program::ProgramImage image = activation_program({.operations = {c}});
@@ -887,6 +945,15 @@ TEST_F(VectorUnit, ZeroingTheEmbeddingLookupBreaksIt) {
   image.weights[8] = 128, image.weights[12] = 7, image.weights[64] = 100;  // the pair {128, 7}: 100 → 100
   LockstepReport report = run_ablated(*machine_, image, "vector.row16");
   ASSERT_TRUE(report.difference) << "vu.row16 worked without its neurons";
+}
+
+TEST_F(VectorUnit, ZeroingTheMatrixProductBreaksIt) {
+  program::ProgramImage image = activation_program(
+      {.puts = {{0, std::vector<std::int32_t>(16, 3)}}, .operations = {{isa::Op::kVuMatvec16, 1, 64, 0, 1, 16, 0}}, .reads = {64}});
+  image.weights.assign(128, 0);
+  image.weights[0] = 128, image.weights[4] = 7, image.weights[64] = 100;  // 100·3 with the pair {128, 7} → 300
+  LockstepReport report = run_ablated(*machine_, image, "vector.matvec");
+  ASSERT_TRUE(report.difference) << "vu.matvec16 worked without its neurons";
 }
 
 TEST_F(VectorUnit, ZeroingTheArgmaxUnitBreaksIt) {
