@@ -906,12 +906,12 @@ void MachineBuilder::add_vector_matvec(const VectorLines& v, const ActivationRow
   // COLS outside 1..64, SRC not a multiple of 64 or past AM, the matrix not at a WM line or its rows
   // past WM's end.
   const Bits vl_plus_7 = circuit::narrow_sum(g, "vl_plus_7", 14, forms_of(slice(vl, 0, 13)), {Form(1.0), Form(1.0), Form(1.0)});
-  const Bits rows = circuit::narrow_sum(g, "rows", line_bits + 1, forms_of(slice(matrix, 6, line_bits)), forms_of(slice(vl_plus_7, 3, 11)));
+  const Bits rows_line = circuit::narrow_sum(g, "rows_line", line_bits + 1, forms_of(slice(matrix, 6, line_bits)), forms_of(slice(vl_plus_7, 3, 11)));
   Gates c = g.sub("check");
   const SignalId cols_past_64 =
       c.any("cols_past_64", any_of(c, "cols_past_127", slice(cols, 7, 25)) +
                                 F(c.all("cols_65_to_127", {lit(cols[6]), lit(c.any("cols_low6", circuit::sum_of(slice(cols, 0, 6))))})));
-  const Bits end = circuit::narrow_sum(c, "end", line_bits + 2, forms_of(rows), forms_of(slice(vl, 0, 13)));
+  const Bits end = circuit::narrow_sum(c, "end", line_bits + 2, forms_of(rows_line), forms_of(slice(vl, 0, 13)));
   const SignalId rows_past_end =
       c.at_least("rows_past_end", circuit::binary_value(end), weight_banks() * kRowsPerBank + 1);
   Form bad = Form(1.0) - any_of(c, "cols_nonzero", cols) + F(cols_past_64);
@@ -940,12 +940,12 @@ void MachineBuilder::add_vector_matvec(const VectorLines& v, const ActivationRow
   Forms lines_on(line_bits), pair_lines_on(line_bits);
   for (int j = 0; j <= kVectorLineNumberBits && j + 4 < line_bits; ++j) lines_on[j + 4] = F(v.next_line[j]);
   for (int j = 0; j <= kVectorLineNumberBits && j + 1 < line_bits; ++j) pair_lines_on[j + 1] = F(v.next_line[j]);
-  const Bits next_rows = circuit::narrow_sum(g, "next_rows", line_bits, forms_of(slice(rows, 0, line_bits)), lines_on);
+  const Bits next_rows = circuit::narrow_sum(g, "next_rows", line_bits, forms_of(slice(rows_line, 0, line_bits)), lines_on);
   const Bits next_pair_line = circuit::narrow_sum(g, "next_pair_line", line_bits, forms_of(slice(matrix, 6, line_bits)), pair_lines_on);
   for (int i = 0; i < line_bits; ++i) {
     add_result_bit(out, i, join(first, {lit(matrix[6 + i])}));
     add_result_bit(out, i, join(first_pairs, {lit(second_pairs_line[i])}));
-    add_result_bit(out, i, join(second_pairs, {nlit(v.running), lit(rows[i])}));
+    add_result_bit(out, i, join(second_pairs, {nlit(v.running), lit(rows_line[i])}));
     add_result_bit(out, i, join(second_pairs, {lit(v.running), lit(next_rows[i])}));
     add_result_bit(out, i, join(next_pairs, {lit(next_pair_line[i])}));
   }
