@@ -29,6 +29,7 @@ inline constexpr int kBigintTerms = 8;          // terms of its dot product, and
 constexpr double stored_level(int n) { return n == 0 ? 0 : static_cast<double>(1 << (n - 1)); }
 inline constexpr int kVectorWeightLanes = 8;    // four bits each (levels 0 and 2^0..2^14): a weight memory word
 inline constexpr int kVectorWeightLaneBits = 4;
+inline constexpr int kVectorWeightLanesPerByte = 8 / kVectorWeightLaneBits;
 inline constexpr int kVectorWeightBankBytes = kRowsPerBank * 2 * kVectorWeightWordsPerHalf * 4;  // 8 KiB
 // WM's 64-byte lines lie across its banks, so that a matrix row of up to 2 KiB that starts at a
 // multiple of 64 is one row of consecutive banks, which one pass can read. The banks form regions

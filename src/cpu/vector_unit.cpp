@@ -71,6 +71,20 @@ Bits next_bank_line(Gates& g, const std::string& name, const Bits& element) {
 // [any of `bits`] as a form of one new signal.
 Form any_of(Gates& g, const std::string& name, const Bits& bits) { return F(g.any(name, circuit::sum_of(bits))); }
 
+// [value > 64] for a 32-bit register: a bit from 7 on set, or bit 6 and a lower one.
+SignalId past_64(Gates& g, const std::string& name, const Bits& value) {
+  Gates p = g.sub(name);
+  return p.any("any", any_of(p, "past_127", slice(value, 7, 25)) +
+                          F(p.all("65_to_127", {lit(value[6]), lit(p.any("low6", circuit::sum_of(slice(value, 0, 6))))})));
+}
+
+// The nibble lanes of `count` bytes from byte `first` of WM's read-out line, within one word.
+std::vector<SignalId> weight_byte_lanes(const WeightRows& wm, int first, int count = 1) {
+  const std::vector<SignalId>& word = wm[first / 4];
+  const auto lane = word.begin() + kVectorWeightLanesPerByte * (first % 4);
+  return {lane, lane + kVectorWeightLanesPerByte * count};
+}
+
 }  // namespace
 
 void MachineBuilder::add_vector_unit() {
@@ -501,9 +515,7 @@ ProductOperands MachineBuilder::add_vector_elementwise(const VectorLines& v, con
   const Form bad_shift = any_of(c, "aux_high", slice(registers.aux, 5, 27)) + F(c.all("shift_zero", match_bits(shift, 0, 5, 0))) +
                          F(c.all("shift_31", match_bits(shift, 0, 5, 31)));
   const SignalId vl_past_32 = c.at_least("vl_past_32", circuit::binary_value(slice(vl, 0, 7)), 33);
-  const SignalId vl_past_64 =
-      c.any("vl_past_64", any_of(c, "vl_past_127", slice(vl, 7, 6)) +
-                              F(c.all("vl_65_to_127", {lit(vl[6]), lit(c.any("vl_low6", circuit::sum_of(slice(vl, 0, 6))))})));
+  const SignalId vl_past_64 = past_64(c, "vl_past_64", vl);
   Form bad_norm = F(vl_past_64);
   bad_norm += any_of(c, "y_misaligned", slice(y, 0, 5)) +
               any_of(c, "y_high", slice(y, kVectorElementAddressBits, 32 - kVectorElementAddressBits));
@@ -763,9 +775,7 @@ void MachineBuilder::add_vector_rope(const VectorLines& v, const ActivationRows&
     add_line_element(e, am, v.line_a, 2 * p + 1, {lit(computes), lit(pair)}, pair_operands.b);
     for (int half = 0; half < 2; ++half)
       for (const bool sine : {false, true}) {
-        const int byte = 32 * half + 16 * sine + 2 * p, lane = 2 * (byte % 4);
-        const std::vector<SignalId>& word = wm[byte / 4];
-        add_levels_as_bits(e, std::vector<SignalId>(word.begin() + lane, word.begin() + lane + 4),
+        add_levels_as_bits(e, weight_byte_lanes(wm, 32 * half + 16 * sine + 2 * p, 2),
                            {lit(computes), lit(pair), half ? lit(table[5]) : nlit(table[5])},
                            sine ? pair_operands.sin : pair_operands.cos, kVectorWeightLaneBits);
       }
@@ -792,7 +802,7 @@ void MachineBuilder::add_vector_row16(const VectorLines& v, const WeightRows& wm
   const Bits& row = operands_.rs2;
   const Bits& pair = registers.aux;
   constexpr int kRowLowBits = 6, kPairLowBits = 3, kWeightBits = 8, kMultiplierBits = 8;
-  constexpr int kShiftCodeBits = kProductShiftBits, kLanesPerByte = kWeightBits / kVectorWeightLaneBits;
+  constexpr int kShiftCodeBits = kProductShiftBits;
   constexpr int kWordsPerPair = 2, kPairsPerLine = 2 * kVectorWeightWordsPerHalf / kWordsPerPair;
 
   // Illegal operands beyond the lines' (add_vector_elementwise): the row not a multiple of 64 or
@@ -838,9 +848,9 @@ void MachineBuilder::add_vector_row16(const VectorLines& v, const WeightRows& wm
     Form high;
     for (int w = 0; w < kWordsPerPair; ++w) {
       const std::vector<SignalId>& word = wm[kWordsPerPair * place + w];
-      add_levels_as_bits(p, std::vector<SignalId>(word.begin(), word.begin() + kLanesPerByte), here, w ? shift : multiplier,
+      add_levels_as_bits(p, weight_byte_lanes(wm, 4 * (kWordsPerPair * place + w)), here, w ? shift : multiplier,
                          kVectorWeightLaneBits);
-      for (auto lane = word.begin() + kLanesPerByte; lane != word.end(); ++lane) high += F(*lane);
+      for (auto lane = word.begin() + kVectorWeightLanesPerByte; lane != word.end(); ++lane) high += F(*lane);
     }
     Form selected;
     for (const Literal& l : here) selected += l.negated ? Form(1.0) - F(l.signal) : F(l.signal);
@@ -870,9 +880,7 @@ void MachineBuilder::add_vector_row16(const VectorLines& v, const WeightRows& wm
   const Bits weight = slice(product.a, 0, kWeightBits), sign = slice(product.a, kWeightBits, kVectorElementBits - kWeightBits);
   for (int l = 0; l < kWeightLineBytes / kVectorLineElements; ++l)
     for (int k = 0; k < kVectorLineElements; ++k) {
-      const int byte = kVectorLineElements * l + k, lane = kLanesPerByte * (byte % 4);
-      const std::vector<SignalId>& word = wm[byte / 4];
-      add_levels_as_bits(e, std::vector<SignalId>(word.begin() + lane, word.begin() + lane + kLanesPerByte),
+      add_levels_as_bits(e, weight_byte_lanes(wm, kVectorLineElements * l + k),
                          join(match_bits(v.line, 0, 2, static_cast<std::uint32_t>(l)), {lit(computes), lit(v.element[k])}),
                          weight, kVectorWeightLaneBits, sign);
     }
@@ -898,7 +906,7 @@ void MachineBuilder::add_vector_matvec(const VectorLines& v, const ActivationRow
   const Bits& matrix = operands_.rs2;
   const Bits &vl = registers.vl, &cols = registers.cols, &src = registers.src;
   constexpr int kMaxColumns = 2 * kVectorLineElements * 2, kWeightBits = 8, kShiftBits = 6, kPairBits = kWeightBits + kShiftBits;
-  constexpr int kLanesPerByte = kWeightBits / kVectorWeightLaneBits, kWordsPerPair = 2;
+  constexpr int kWordsPerPair = 2;
   constexpr int kPairsPerLine = 2 * kVectorWeightWordsPerHalf / kWordsPerPair;
   const int line_bits = static_cast<int>(vector_weight_line_.size());
 
@@ -908,9 +916,7 @@ void MachineBuilder::add_vector_matvec(const VectorLines& v, const ActivationRow
   const Bits vl_plus_7 = circuit::narrow_sum(g, "vl_plus_7", 14, forms_of(slice(vl, 0, 13)), {Form(1.0), Form(1.0), Form(1.0)});
   const Bits rows_line = circuit::narrow_sum(g, "rows_line", line_bits + 1, forms_of(slice(matrix, 6, line_bits)), forms_of(slice(vl_plus_7, 3, 11)));
   Gates c = g.sub("check");
-  const SignalId cols_past_64 =
-      c.any("cols_past_64", any_of(c, "cols_past_127", slice(cols, 7, 25)) +
-                                F(c.all("cols_65_to_127", {lit(cols[6]), lit(c.any("cols_low6", circuit::sum_of(slice(cols, 0, 6))))})));
+  const SignalId cols_past_64 = past_64(c, "cols_past_64", cols);
   const Bits end = circuit::narrow_sum(c, "end", line_bits + 2, forms_of(rows_line), forms_of(slice(vl, 0, 13)));
   const SignalId rows_past_end =
       c.at_least("rows_past_end", circuit::binary_value(end), weight_banks() * kRowsPerBank + 1);
@@ -959,11 +965,9 @@ void MachineBuilder::add_vector_matvec(const VectorLines& v, const ActivationRow
   Bits pair_bits;
   for (int place = 0; place < kPairsPerLine; ++place) {
     const Bits multiplier = p.signals(indexed("multiplier", place), kWeightBits), shift = p.signals(indexed("shift", place), kWeightBits);
-    for (int w = 0; w < kWordsPerPair; ++w) {
-      const std::vector<SignalId>& word = wm[kWordsPerPair * place + w];
-      add_levels_as_bits(p, std::vector<SignalId>(word.begin(), word.begin() + kLanesPerByte), {lit(reads_pairs)},
+    for (int w = 0; w < kWordsPerPair; ++w)
+      add_levels_as_bits(p, weight_byte_lanes(wm, 4 * (kWordsPerPair * place + w)), {lit(reads_pairs)},
                          w ? shift : multiplier, kVectorWeightLaneBits);
-    }
     pair_bits.insert(pair_bits.end(), multiplier.begin(), multiplier.end());
     pair_bits.insert(pair_bits.end(), shift.begin(), shift.begin() + kShiftBits);
   }
@@ -983,7 +987,9 @@ void MachineBuilder::add_vector_matvec(const VectorLines& v, const ActivationRow
   // the input (element j in the read-out of the even banks, then of the odd ones) and its latched pair.
   Gates e = g.sub("row");
   const SignalId computes = e.all("computes", {lit(matvec), lit(v.computes)});
-  circuit::RowOperands row{.multiplier = e.signals("multiplier", kWeightBits), .shift = e.signals("shift", kShiftBits)};
+  circuit::RowOperands row;
+  row.multiplier = e.signals("multiplier", kWeightBits);
+  row.shift = e.signals("shift", kShiftBits);
   for (int k = 0; k < kVectorLineElements; ++k) {
     const Bits& pairs = latched[k / kPairsPerLine];
     const int first_bit = kPairBits * (k % kPairsPerLine);
@@ -993,11 +999,9 @@ void MachineBuilder::add_vector_matvec(const VectorLines& v, const ActivationRow
   }
   for (int j = 0; j < kMaxColumns; ++j) {
     row.weights.push_back(e.signals(indexed("w", j), kWeightBits));
-    const std::vector<SignalId>& word = wm[j / 4];
-    const int lane = kLanesPerByte * (j % 4);
     const SignalId column_live = e.at_least(indexed("column_live", j), circuit::binary_value(slice(cols, 0, 7)), j + 1);
-    add_levels_as_bits(e, std::vector<SignalId>(word.begin() + lane, word.begin() + lane + kLanesPerByte),
-                       {lit(computes), lit(column_live)}, row.weights.back(), kVectorWeightLaneBits);
+    add_levels_as_bits(e, weight_byte_lanes(wm, j), {lit(computes), lit(column_live)}, row.weights.back(),
+                       kVectorWeightLaneBits);
     row.activation_lanes.push_back(am.of_parity(j / (2 * kVectorLineElements))[j % (2 * kVectorLineElements)]);
   }
   const Bits product = circuit::requantised_row_product(g.sub("product"), row, Enable({lit(computes)}));
